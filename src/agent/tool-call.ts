@@ -1,0 +1,63 @@
+import type { ToolResult } from "../tools/types.ts";
+import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolStartContent, toolTitle } from "../tools/display.ts";
+import type { EventSink } from "./events.ts";
+import type { ToolCall } from "./messages.ts";
+import { isAbortError } from "./stop-reason.ts";
+
+/** Runs tools for the loop: validation and execution, bound to one session. */
+export interface ToolRunner {
+  cwd: string;
+  parse(call: ToolCall): { ok: true; args: unknown } | { ok: false; error: string };
+  run(call: ToolCall, args: unknown, signal: AbortSignal): Promise<ToolResult>;
+}
+
+/** Shows the card, runs the call, closes the card. Returns what the model reads. */
+export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: EventSink, signal: AbortSignal): Promise<string> {
+  const name = call.function.name;
+  const args = coerceArgs(call.function.arguments);
+  const toolCallId = call.id;
+  await sink.emit({
+    type: "tool_start",
+    toolCallId,
+    name,
+    title: toolTitle(name, args),
+    kind: toolKind(name),
+    locations: toolLocations(name, args, runner.cwd),
+    content: toolStartContent(name, args),
+    rawInput: args,
+  });
+
+  const parsed = runner.parse(call);
+  if (!parsed.ok) {
+    await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: parsed.error }] });
+    return parsed.error;
+  }
+
+  await sink.emit({ type: "tool_progress", toolCallId, status: "in_progress" });
+  let result: ToolResult;
+  try {
+    result = await runner.run(call, parsed.args, signal);
+  } catch (e) {
+    if (signal.aborted || isAbortError(e)) {
+      await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: "Cancelled." }] });
+      return "Cancelled by the user while this tool was running.";
+    }
+    const message = `Error executing tool '${name}': ${e instanceof Error ? e.message : String(e)}`;
+    await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: message }] });
+    return message;
+  }
+
+  const shown = toolCompletion(name, args, result.output, { failed: result.failed });
+  await sink.emit({
+    type: "tool_end",
+    toolCallId,
+    status: result.failed ? "failed" : shown.status,
+    content: result.content ?? shown.content,
+    ...(shown.rawOutput !== undefined ? { rawOutput: shown.rawOutput } : {}),
+  });
+  if (name === "todo") {
+    const entries = planFromTodoResult(result.output);
+    if (entries) await sink.emit({ type: "plan", entries });
+  }
+  return result.output;
+}

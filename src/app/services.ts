@@ -1,0 +1,96 @@
+import { mkdirSync } from "node:fs";
+import { hermesHome, hermesPaths, type HermesPaths } from "../config/paths.ts";
+import { loadDotEnv } from "../config/env.ts";
+import { loadConfig } from "../config/load.ts";
+import type { HermesConfig } from "../config/schema.ts";
+import type { ConfigError } from "../config/load.ts";
+import { SessionStore } from "../session/store.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import { builtinTools } from "../tools/builtin.ts";
+import { createLlmClient } from "../llm/create-client.ts";
+import { wrapForRecordReplay } from "../llm/record-replay.ts";
+import type { LlmClient } from "../llm/types.ts";
+import type { Runtime } from "../llm/resolve.ts";
+import { log } from "../util/log.ts";
+
+export type ConfigResult = { ok: true; config: HermesConfig } | { ok: false; error: ConfigError };
+
+/**
+ * The process-wide things sessions share, created on first use: nothing here runs before
+ * `initialize` has been answered (startup time is the first thing a user feels).
+ */
+export class Services {
+  readonly env: Record<string, string | undefined>;
+  readonly paths: HermesPaths;
+  private storeInstance: SessionStore | undefined;
+  private registryInstance: ToolRegistry | undefined;
+  private clients = new Map<string, LlmClient>();
+  private envLoaded = false;
+
+  constructor(env: Record<string, string | undefined> = process.env) {
+    this.env = env;
+    this.paths = hermesPaths(hermesHome(env));
+  }
+
+  /** Loads $HERMES_HOME/.env once; its values override stale shell values, as Hermes does. */
+  loadEnv(): void {
+    if (this.envLoaded) return;
+    this.envLoaded = true;
+    const result = loadDotEnv(this.paths.env, this.env);
+    if (result.error) log.warn(result.error);
+    else if (result.loaded) log.info(`Loaded env from ${this.paths.env}`);
+    else log.debug(`No .env found at ${this.paths.env}, using system env`);
+  }
+
+  /** Read on every use so edits to config.yaml apply to the next session without a restart. */
+  config(): ConfigResult {
+    this.loadEnv();
+    return loadConfig(this.paths.config);
+  }
+
+  store(): SessionStore {
+    if (!this.storeInstance) {
+      mkdirSync(this.paths.home, { recursive: true });
+      this.storeInstance = SessionStore.open(this.paths.stateDb);
+    }
+    return this.storeInstance;
+  }
+
+  registry(): ToolRegistry {
+    this.registryInstance ??= new ToolRegistry(builtinTools());
+    return this.registryInstance;
+  }
+
+  /** One client per provider endpoint; clients hold no per-session state. */
+  llm(runtime: Runtime, onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void): LlmClient {
+    const key = `${runtime.provider}|${runtime.baseUrl}|${runtime.apiMode}|${runtime.apiKey ?? ""}`;
+    if (onRetry) return wrapForRecordReplay(createLlmClient(runtime, { onRetry, ...this.llmTimeouts() }), this.env);
+    const cached = this.clients.get(key);
+    if (cached) return cached;
+    const client = wrapForRecordReplay(createLlmClient(runtime, this.llmTimeouts()), this.env);
+    this.clients.set(key, client);
+    return client;
+  }
+
+  private llmTimeouts() {
+    const num = (v: string | undefined) => (v && Number.isFinite(Number(v)) ? Number(v) : undefined);
+    const retries = num(this.env.HERMES_ACP_MAX_RETRIES);
+    const base = num(this.env.HERMES_ACP_RETRY_BASE_MS);
+    return {
+      ...(num(this.env.HERMES_ACP_REQUEST_TIMEOUT_MS) ? { timeoutMs: num(this.env.HERMES_ACP_REQUEST_TIMEOUT_MS) } : {}),
+      ...(num(this.env.HERMES_ACP_IDLE_TIMEOUT_MS) ? { idleTimeoutMs: num(this.env.HERMES_ACP_IDLE_TIMEOUT_MS) } : {}),
+      ...(retries !== undefined || base !== undefined
+        ? { retry: { maxRetries: retries ?? 3, baseDelayMs: base ?? 1000, maxDelayMs: Math.max(base ?? 1000, 30_000) } }
+        : {}),
+    };
+  }
+
+  close(): void {
+    try {
+      this.storeInstance?.close();
+    } catch (e) {
+      log.warn("closing state.db failed", e);
+    }
+    this.storeInstance = undefined;
+  }
+}

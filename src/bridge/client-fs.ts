@@ -1,0 +1,29 @@
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { FileSystem } from "../tools/types.ts";
+import { diskFileSystem } from "../tools/disk-fs.ts";
+
+/**
+ * Reads and writes through the editor when it offers that (so unsaved buffers are seen and
+ * edits land in open editors); falls back to the disk for what the client does not offer.
+ */
+export function acpFileSystem(client: acp.AgentContext, sessionId: string, caps: acp.ClientCapabilities): FileSystem {
+  const canRead = caps.fs?.readTextFile === true;
+  const canWrite = caps.fs?.writeTextFile === true;
+  return {
+    async readText(path) {
+      if (canRead) {
+        try {
+          const r = await client.request("fs/read_text_file", { sessionId, path });
+          if (typeof r.content === "string") return r.content;
+        } catch {
+          // Clients refuse files they do not track; the disk answers with a clear error or the text.
+        }
+      }
+      return diskFileSystem.readText(path);
+    },
+    async writeText(path, content) {
+      if (!canWrite) return diskFileSystem.writeText(path, content);
+      await client.request("fs/write_text_file", { sessionId, path, content });
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// The parts of Hermes' config.yaml that hermes-acp reads. Every object is loose: users share this file with
+// Hermes, so unknown keys are kept and ignored, never rejected. YAML's empty value (`key:`) is null and is
+// treated as "not set" everywhere, because Hermes' own config template is full of them.
+import { z } from "zod";
+
+function nullToUndefined(value: unknown): unknown {
+  return value === null ? undefined : value;
+}
+
+/** Optional, with `key:` (null) meaning unset. */
+function opt<T extends z.ZodType>(schema: T) {
+  return z.preprocess(nullToUndefined, schema.optional());
+}
+
+/** Numbers may be written quoted ("131072") — accept those, reject words. */
+const num = z.preprocess(
+  (value) => (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : value),
+  z.number({ error: "a number" }),
+);
+const positiveInt = num.pipe(z.number().int("a whole number").positive("a positive whole number"));
+const ratio = num.pipe(z.number().min(0, "a number from 0 to 1").max(1, "a number from 0 to 1"));
+const str = z.string({ error: "text" });
+/** Env/header values: YAML turns `PORT: 3000` into a number; both mean the string. */
+const scalarString = z.union([z.string(), z.number(), z.boolean()], { error: "text" }).transform(String);
+const stringList = z.array(scalarString, { error: "a list of text values" });
+const stringMap = z.record(z.string(), scalarString, { error: "a mapping of names to text values" });
+
+export const API_MODES = ["chat_completions", "anthropic_messages", "codex_responses", "codex_app_server", "bedrock_converse"] as const;
+
+export const modelMappingSchema = z.looseObject({
+  default: opt(str),
+  model: opt(str),
+  name: opt(str),
+  provider: opt(str),
+  base_url: opt(str),
+  api_key: opt(str),
+  /** Kept as text: Hermes knows more modes than we run; resolution reports unsupported ones. */
+  api_mode: opt(str),
+  context_length: opt(positiveInt),
+  max_tokens: opt(positiveInt),
+});
+
+export const modelSchema = z.union([z.string(), modelMappingSchema], {
+  error: "a model name, or a mapping with keys such as default, provider, base_url",
+});
+
+export const providerEntrySchema = z.looseObject({
+  name: opt(str),
+  base_url: opt(str),
+  api_key: opt(str),
+  api_key_env: opt(str),
+  /** Hermes' spelling of api_key_env. */
+  key_env: opt(str),
+  api_mode: opt(str),
+  /** Hermes allows a list of names or a mapping of name → per-model settings; both become names. */
+  models: opt(
+    z
+      .union([stringList, z.record(z.string(), z.unknown())], { error: "a list of model names" })
+      .transform((models) => (Array.isArray(models) ? models : Object.keys(models))),
+  ),
+  default_model: opt(str),
+  model: opt(str),
+  context_length: opt(positiveInt),
+});
+export type ProviderEntry = z.infer<typeof providerEntrySchema>;
+
+const namedProviderSchema = providerEntrySchema.extend({ name: z.string({ error: "text (the provider's name)" }) });
+
+/** `providers:` as a mapping (name → entry) or a list of entries with `name`; both become a mapping. */
+const providersSchema = z
+  .union([z.record(z.string(), z.preprocess((v) => v ?? {}, providerEntrySchema)), z.array(namedProviderSchema)], {
+    error: "a mapping of provider names to settings (base_url, api_key, …)",
+  })
+  .transform((value): Record<string, ProviderEntry> =>
+    Array.isArray(value) ? Object.fromEntries(value.map((entry) => [entry.name, entry])) : value,
+  );
+
+const fallbackSchema = z.array(
+  z.union([z.string(), z.looseObject({ provider: opt(str), model: opt(str) })], {
+    error: "a provider name or a mapping with provider and model",
+  }),
+  { error: "a list" },
+);
+
+const approvalsSchema = z.looseObject({
+  // YAML 1.1 readers (PyYAML) turn a bare `off` into false; accept what Hermes users wrote.
+  mode: z.preprocess((v) => (v === false ? "off" : nullToUndefined(v)), str.default("manual")),
+  timeout: z.preprocess(nullToUndefined, num.default(60)),
+});
+
+const mcpServerSchema = z.looseObject({
+  command: opt(str),
+  args: opt(stringList),
+  env: opt(stringMap),
+  url: opt(str),
+  headers: opt(stringMap),
+  enabled: opt(z.boolean({ error: "true or false" })),
+  timeout: opt(num),
+  connect_timeout: opt(num),
+});
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+const compressionSchema = z.looseObject({
+  enabled: z.preprocess(nullToUndefined, z.boolean({ error: "true or false" }).default(true)),
+  threshold: z.preprocess(nullToUndefined, ratio.default(0.5)),
+  target_ratio: z.preprocess(nullToUndefined, ratio.default(0.2)),
+  protect_first_n: z.preprocess(nullToUndefined, num.pipe(z.number().int().min(0, "0 or more")).default(3)),
+  protect_last_n: z.preprocess(nullToUndefined, num.pipe(z.number().int().min(0, "0 or more")).default(20)),
+});
+
+const agentSchema = z.looseObject({
+  max_turns: z.preprocess(nullToUndefined, positiveInt.default(90)),
+});
+
+/** hermes-acp's own section; Hermes ignores it. */
+const acpSchema = z.looseObject({
+  /** Default edit-approval mode for new sessions (default / accept_edits / dont_ask). */
+  default_mode: opt(str),
+  /** Seconds of silence before an empty keepalive chunk during a turn; ≤ 0 disables. */
+  keepalive_interval_s: opt(num),
+  /** Skip connecting the MCP servers configured in config.yaml. */
+  skip_configured_mcp: opt(z.boolean({ error: "true or false" })),
+});
+
+/** Hermes accepts `max_turns` at the top level too; fold it into `agent` before validation. */
+function hoistMaxTurns(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || !("max_turns" in raw)) return raw;
+  const agent = "agent" in raw ? raw.agent : undefined;
+  if (agent !== undefined && agent !== null && (typeof agent !== "object" || Array.isArray(agent))) return raw;
+  if (agent && "max_turns" in agent && agent.max_turns != null) return raw;
+  return { ...raw, agent: { ...agent, max_turns: raw.max_turns } };
+}
+
+export const configSchema = z.preprocess(
+  hoistMaxTurns,
+  z
+    .looseObject({
+      model: opt(modelSchema),
+      providers: z.preprocess(nullToUndefined, providersSchema.default({})),
+      /** Hermes' older list form of named endpoints; merged into `providers` (which wins). */
+      custom_providers: opt(z.array(namedProviderSchema, { error: "a list of providers with a name" })),
+      fallback_providers: z.preprocess(nullToUndefined, fallbackSchema.default([])),
+      approvals: z.preprocess(nullToUndefined, approvalsSchema.prefault({})),
+      command_allowlist: z.preprocess(nullToUndefined, stringList.default([])),
+      mcp_servers: z.preprocess(
+        nullToUndefined,
+        z.record(z.string(), z.preprocess((v) => v ?? {}, mcpServerSchema), { error: "a mapping of server names to settings" }).default({}),
+      ),
+      compression: z.preprocess(nullToUndefined, compressionSchema.prefault({})),
+      agent: z.preprocess(nullToUndefined, agentSchema.prefault({})),
+      acp: z.preprocess(nullToUndefined, acpSchema.prefault({})),
+    }, { error: "a mapping of settings (key: value lines)" })
+    .transform((config) => {
+      const legacy = config.custom_providers ?? [];
+      if (legacy.length === 0) return config;
+      const fromList = Object.fromEntries(legacy.map((entry) => [entry.name, entry]));
+      return { ...config, providers: { ...fromList, ...config.providers } };
+    }),
+);
+
+export type HermesConfig = z.output<typeof configSchema>;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bun
+import { defineCommand, runMain } from "citty";
+import { VERSION } from "./version.ts";
+
+// The serve path imports only what answering `initialize` needs; everything else loads on demand.
+const main = defineCommand({
+  meta: { name: "hermes-acp", version: VERSION, description: "Run the Hermes coding agent as an ACP stdio server." },
+  args: {
+    version: { type: "boolean", description: "Print the version and exit" },
+    check: { type: "boolean", description: "Verify the installation (config, state.db, provider credentials)" },
+    setup: { type: "boolean", description: "Configure a model provider interactively" },
+  },
+  async run({ args }) {
+    if (args.version) {
+      process.stdout.write(`${VERSION}\n`);
+      return;
+    }
+    if (args.check) {
+      const { runCheck } = await import("./cli/check.ts");
+      process.exit(await runCheck());
+    }
+    if (args.setup) {
+      const { runSetup } = await import("./cli/setup.ts");
+      process.exit(await runSetup());
+    }
+    const { serve } = await import("./cli/serve.ts");
+    await serve();
+  },
+});
+
+// `hermes-acp acp` (the registry's launch form) is the same as no arguments.
+const argv = process.argv.slice(2).filter((a, i) => !(i === 0 && a === "acp"));
+await runMain(main, { rawArgs: argv });

@@ -1,0 +1,237 @@
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { Services } from "../app/services.ts";
+import { SessionManager } from "../session/manager.ts";
+import type { LiveSession } from "../session/live-session.ts";
+import { DomainError } from "../session/errors.ts";
+import { isMode, POLICY_TO_MODE } from "../session/modes.ts";
+import { acpEventSink } from "../bridge/acp-sink.ts";
+import { acpPermissionPort } from "../bridge/permission.ts";
+import { acpFileSystem } from "../bridge/client-fs.ts";
+import { acpShell } from "../bridge/client-terminal.ts";
+import { localShell } from "../tools/local-shell.ts";
+import { detectProvider } from "../llm/resolve.ts";
+import { log } from "../util/log.ts";
+import { initializeResponse, SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
+import { mapErrors } from "./errors.ts";
+import { configOptions, modeState } from "./session-state.ts";
+import { toUserInput } from "./content.ts";
+import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
+import { paginate } from "./pagination.ts";
+import { switchModel } from "../session/switch-model.ts";
+import { startTurn } from "../session/start-turn.ts";
+
+export type ServerOptions = { services?: Services };
+
+/** Builds the ACP agent: one thin handler per method; the work lives in session/ and agent/. */
+export function createAgentApp(options: ServerOptions = {}): acp.AgentApp {
+  const services = options.services ?? new Services();
+  let caps: acp.ClientCapabilities = {};
+  let client: acp.AgentContext | undefined;
+  let manager: SessionManager | undefined;
+
+  const gates = () => ({ notices: caps.session?.notices != null, compaction: caps.session?.compaction != null });
+  const sessions = (ctx: acp.AgentContext): SessionManager => {
+    client = ctx;
+    manager ??= new SessionManager(services, (sessionId) => {
+      const c = client as acp.AgentContext;
+      return {
+        sink: acpEventSink(c, sessionId, gates()),
+        permissions: acpPermissionPort(c, sessionId),
+        fs: acpFileSystem(c, sessionId, caps),
+        shell: caps.terminal === true ? acpShell(c, sessionId) : localShell,
+        configChanged: async () => {
+          const s = manager?.findLive(sessionId);
+          if (s) await c.notify("session/update", { sessionId, update: { sessionUpdate: "config_option_update", configOptions: configOptions(s) } });
+        },
+      };
+    });
+    return manager;
+  };
+
+  /** Config must parse and a provider must be usable before a session can do anything useful. */
+  const requireUsableConfig = () => {
+    const cfg = services.config();
+    if (!cfg.ok) {
+      throw new DomainError("CONFIG_INVALID", cfg.error.message, { file: services.paths.config, fix: cfg.error.fix });
+    }
+    if (!detectProvider(cfg.config, services.env)) {
+      throw new DomainError(
+        "AUTH_REQUIRED",
+        "Authentication required: no model provider is configured. Run `hermes-acp --setup` (or choose “Configure Hermes provider”), or put an API key such as OPENROUTER_API_KEY in ~/.hermes/.env.",
+      );
+    }
+  };
+
+  /** Commands and usage go out after the response: sent before it, Zed shows no commands and JetBrains hangs. */
+  const announce = (session: LiveSession) => {
+    setTimeout(() => {
+      void (async () => {
+        try {
+          await client?.notify("session/update", {
+            sessionId: session.id,
+            update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands() },
+          });
+          await session.emitUsage();
+        } catch (e) {
+          log.debug("post-response updates failed", e);
+        }
+      })();
+    }, 0);
+  };
+
+  const sessionResponse = (s: LiveSession, meta?: Record<string, unknown>) => ({
+    modes: modeState(s),
+    configOptions: configOptions(s),
+    ...(meta ? { _meta: meta } : {}),
+  });
+
+  const live = (ctx: acp.AgentContext, id: string): LiveSession => sessions(ctx).getLive(id);
+
+  return acp
+    .agent({ name: "hermes-acp" })
+    .onRequest(
+      "initialize",
+      mapErrors(({ params, client: ctx }) => {
+        client = ctx;
+        caps = params.clientCapabilities ?? {};
+        log.info(`Initialize from ${params.clientInfo?.name ?? "unknown client"} (protocol v${params.protocolVersion})`);
+        let provider: string | null = null;
+        try {
+          const cfg = services.config();
+          provider = cfg.ok ? detectProvider(cfg.config, services.env) : null;
+        } catch (e) {
+          log.warn("provider detection failed", e);
+        }
+        return initializeResponse(provider, { http: false, sse: false });
+      }),
+    )
+    .onRequest(
+      "authenticate",
+      mapErrors(({ params }) => {
+        const id = params.methodId.trim().toLowerCase();
+        const cfg = services.config();
+        const provider = cfg.ok ? detectProvider(cfg.config, services.env) : null;
+        if (provider && (id === SETUP_AUTH_METHOD_ID || id === provider)) return {};
+        throw new DomainError(
+          "AUTH_REQUIRED",
+          provider
+            ? `Unknown authentication method "${params.methodId}". Use "${provider}" or "${SETUP_AUTH_METHOD_ID}".`
+            : "Authentication failed: no usable provider credential was found. Run `hermes-acp --setup` to configure one.",
+        );
+      }),
+    )
+    .onRequest(
+      "session/new",
+      mapErrors(({ params, client: ctx }) => {
+        requireUsableConfig();
+        const s = sessions(ctx).create(params.cwd);
+        log.info(`New session ${s.id} in ${s.cwd}`);
+        announce(s);
+        return { sessionId: s.id, ...sessionResponse(s, sessions(ctx).provenance(s)) };
+      }),
+    )
+    .onRequest(
+      "session/load",
+      mapErrors(async ({ params, client: ctx }) => {
+        const m = sessions(ctx);
+        const s = m.get(params.sessionId);
+        m.updateCwd(s, params.cwd);
+        try {
+          for (const event of m.replay(s)) await s.ports.sink.emit(event);
+        } catch (e) {
+          log.warn(`ACP history replay raised during session/load for ${s.id} — load will still succeed, partial transcript may be missing`, e);
+        }
+        announce(s);
+        return sessionResponse(s, m.provenance(s));
+      }),
+    )
+    .onRequest(
+      "session/resume",
+      mapErrors(({ params, client: ctx }) => {
+        const m = sessions(ctx);
+        const s = m.get(params.sessionId);
+        m.updateCwd(s, params.cwd);
+        announce(s);
+        return sessionResponse(s, m.provenance(s));
+      }),
+    )
+    .onRequest(
+      "session/fork",
+      mapErrors(({ params, client: ctx }) => {
+        const m = sessions(ctx);
+        const fork = m.fork(m.get(params.sessionId), params.cwd);
+        announce(fork);
+        return { sessionId: fork.id, ...sessionResponse(fork) };
+      }),
+    )
+    .onRequest(
+      "session/list",
+      mapErrors(({ params, client: ctx }) => {
+        const all = sessions(ctx).list(params.cwd);
+        const page = paginate(all, params.cursor ?? null);
+        return { sessions: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+      }),
+    )
+    .onRequest(
+      "session/close",
+      mapErrors(({ params, client: ctx }) => {
+        sessions(ctx).close(params.sessionId);
+        return {};
+      }),
+    )
+    .onRequest(
+      "session/delete",
+      mapErrors(({ params, client: ctx }) => {
+        sessions(ctx).delete(params.sessionId);
+        return {};
+      }),
+    )
+    .onNotification("session/cancel", ({ params, client: ctx }) => {
+      sessions(ctx).findLive(params.sessionId)?.cancel();
+    })
+    .onRequest(
+      "session/set_mode",
+      mapErrors(async ({ params, client: ctx }) => {
+        const s = live(ctx, params.sessionId);
+        if (!isMode(params.modeId)) {
+          throw new DomainError("INVALID_VALUE", `Unknown mode "${params.modeId}". Available: default, accept_edits, dont_ask.`);
+        }
+        s.settings = { ...s.settings, mode: params.modeId };
+        s.saveSettings();
+        await ctx.notify("session/update", { sessionId: s.id, update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId } });
+        return {};
+      }),
+    )
+    .onRequest(
+      "session/set_config_option",
+      mapErrors(async ({ params, client: ctx }) => {
+        const s = live(ctx, params.sessionId);
+        const value = params.value;
+        if (params.configId === "mode" || params.configId === "edit_approval_policy") {
+          const mode = typeof value === "string" ? (isMode(value) ? value : POLICY_TO_MODE[value]) : undefined;
+          if (!mode) throw new DomainError("INVALID_VALUE", `Unknown mode "${String(value)}". Available: default, accept_edits, dont_ask.`);
+          s.settings = { ...s.settings, mode };
+          s.saveSettings();
+          await ctx.notify("session/update", { sessionId: s.id, update: { sessionUpdate: "current_mode_update", currentModeId: mode } });
+        } else if (params.configId === "model") {
+          if (typeof value !== "string" || !value.trim()) throw new DomainError("INVALID_VALUE", "The model value must be a non-empty string.");
+          switchModel(s, value);
+        } else {
+          throw new DomainError("INVALID_VALUE", `Unknown config option "${params.configId}". Available: mode, model.`);
+        }
+        return { configOptions: configOptions(s) };
+      }),
+    )
+    .onRequest(
+      "session/prompt",
+      mapErrors(async ({ params, client: ctx }) => {
+        const s = live(ctx, params.sessionId);
+        const input = toUserInput(params.prompt);
+        if (!input.text && (typeof input.content === "string" || input.content.length === 0)) return { stopReason: "end_turn" };
+        const command = await runSlashCommand(s, input);
+        if (command) return { stopReason: command.stopReason };
+        return { stopReason: await startTurn(s, input) };
+      }),
+    );
+}
+

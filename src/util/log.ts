@@ -1,0 +1,28 @@
+import { createConsola, type ConsolaReporter, type LogObject } from "consola";
+import { redact } from "./redact.ts";
+
+const LEVELS: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
+
+/** Writes one line per log object to stderr, secrets masked. Stdout belongs to JSON-RPC. */
+const stderrReporter: ConsolaReporter = {
+  log(obj: LogObject) {
+    const text = obj.args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : typeof a === "string" ? a : safeJson(a))).join(" ");
+    process.stderr.write(`${new Date(obj.date).toISOString()} [${obj.type}] ${obj.tag ? `${obj.tag}: ` : ""}${redact(text)}\n`);
+  },
+};
+
+function safeJson(v: unknown): string {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** The one logger. Both streams on stderr: consola's default would send info to stdout. */
+export const log = createConsola({
+  level: LEVELS[process.env.HERMES_ACP_LOG_LEVEL ?? "info"] ?? 3,
+  stdout: process.stderr,
+  stderr: process.stderr,
+  reporters: [stderrReporter],
+});

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createOpenAiChatClient, type ProviderClientOptions } from "../../src/llm/openai-chat.ts";
+import type { RetryInfo } from "../../src/llm/retry.ts";
+import { LlmError, type LlmChunk, type LlmClient, type LlmRequest } from "../../src/llm/types.ts";
+import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
+
+let server: FakeLlmServer;
+beforeAll(async () => {
+  server = await startFakeLlm();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const fastRetry = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 5 };
+const request = (over: Partial<LlmRequest> = {}): LlmRequest => ({
+  model: "fake-model",
+  messages: [{ role: "user", content: "hi" }],
+  tools: [],
+  ...over,
+});
+
+function client(over: Partial<ProviderClientOptions> = {}): LlmClient {
+  return createOpenAiChatClient({ baseUrl: server.url, apiKey: "sk-test-secret-123", retry: fastRetry, ...over });
+}
+
+async function collect(c: LlmClient, req = request(), signal = new AbortController().signal): Promise<LlmChunk[]> {
+  const out: LlmChunk[] = [];
+  for await (const chunk of c.stream(req, signal)) out.push(chunk);
+  return out;
+}
+
+async function failure(c: LlmClient, req = request()): Promise<LlmError> {
+  try {
+    await collect(c, req);
+  } catch (err) {
+    if (err instanceof LlmError) return err;
+    throw err;
+  }
+  throw new Error("expected the stream to fail");
+}
+
+function done(chunks: LlmChunk[]) {
+  const last = chunks.at(-1);
+  if (last?.type !== "done") throw new Error("no done chunk");
+  return last;
+}
+
+describe("createOpenAiChatClient against the fake server", () => {
+  test("streams reasoning and text, then done with usage", async () => {
+    server.enqueue(reply().reasoning("hmm ").reasoning("ok", "reasoning").text("Hello ").text("world").usage({ prompt: 10, completion: 5, reasoning: 2, cached: 4, cost: 0.0012 }));
+    const chunks = await collect(client());
+    expect(chunks.slice(0, -1)).toEqual([
+      { type: "reasoning", text: "hmm " },
+      { type: "reasoning", text: "ok" },
+      { type: "text", text: "Hello " },
+      { type: "text", text: "world" },
+    ]);
+    expect(done(chunks)).toEqual({
+      type: "done",
+      content: "Hello world",
+      reasoning: "hmm ok",
+      toolCalls: [],
+      finishReason: "stop",
+      usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, reasoningTokens: 2, cachedTokens: 4, cost: 0.0012 },
+    });
+  });
+
+  test("sends the request shape: stream options, tools, max_tokens, effort; no _meta or reasoning", async () => {
+    const before = server.requests.length;
+    await collect(
+      client(),
+      request({
+        messages: [
+          { role: "system", content: "sys" },
+          { role: "user", content: "q", _meta: { compactionSummary: true } },
+          { role: "assistant", content: null, reasoning_content: "secret thoughts", tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: "{}" } }] },
+          { role: "tool", content: "out", tool_call_id: "c1", tool_name: "read_file" },
+        ],
+        tools: [{ name: "read_file", description: "Read", parameters: { type: "object", properties: {} } }],
+        maxTokens: 100,
+        reasoningEffort: "high",
+      }),
+    );
+    const sent = server.requests[before];
+    expect(sent?.body).toMatchObject({ model: "fake-model", stream: true, stream_options: { include_usage: true }, max_tokens: 100, reasoning_effort: "high" });
+    expect(sent?.tools).toEqual([{ type: "function", function: { name: "read_file", description: "Read", parameters: { type: "object", properties: {} } } }]);
+    expect(sent?.messages).toEqual([
+      { role: "system", content: "sys" },
+      { role: "user", content: "q" },
+      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: "{}" } }] },
+      { role: "tool", content: "out", tool_call_id: "c1" },
+    ]);
+    expect(sent?.headers.authorization).toBe("Bearer sk-test-secret-123");
+    await collect(client());
+    expect(server.requests.at(-1)?.tools).toBeUndefined();
+  });
+
+  test("keyless endpoints send no Authorization header", async () => {
+    await collect(client({ apiKey: null }));
+    expect(server.requests.at(-1)?.headers.authorization).toBeUndefined();
+  });
+
+  test("accumulates two parallel tool calls with split arguments", async () => {
+    server.enqueue(
+      reply()
+        .text("Let me look.")
+        .toolCall({ id: "call_1", name: "read_file", args: { path: "a.txt" }, pieces: 4 })
+        .toolCall({ id: "call_2", name: "search_files", args: { pattern: "foo", path: "." }, pieces: 5 }),
+    );
+    const d = done(await collect(client()));
+    expect(d.finishReason).toBe("tool_calls");
+    expect(d.content).toBe("Let me look.");
+    expect(d.toolCalls).toEqual([
+      { id: "call_1", type: "function", function: { name: "read_file", arguments: '{"path":"a.txt"}' } },
+      { id: "call_2", type: "function", function: { name: "search_files", arguments: '{"pattern":"foo","path":"."}' } },
+    ]);
+  });
+
+  test("tolerates whole calls in one chunk, missing index and missing id", async () => {
+    server.enqueue(
+      reply()
+        .toolCall({ id: "a", name: "one", args: { x: 1 }, oneChunk: true, omitIndex: true })
+        .toolCall({ id: "b", name: "two", args: {}, oneChunk: true, omitIndex: true })
+        .toolCall({ id: null, name: "three", args: { y: 2 }, pieces: 2 }),
+    );
+    const calls = done(await collect(client())).toolCalls;
+    expect(calls.map((c) => [c.function.name, c.function.arguments])).toEqual([
+      ["one", '{"x":1}'],
+      ["two", "{}"],
+      ["three", '{"y":2}'],
+    ]);
+    expect(calls[0]?.id).toBe("a");
+    expect(calls[2]?.id).toMatch(/^call_\w+$/);
+  });
+
+  test("finish length is reported", async () => {
+    server.enqueue(reply().text("cut").finish("length"));
+    expect(done(await collect(client())).finishReason).toBe("length");
+  });
+
+  test("429 then success: retried, onRetry told, Retry-After honoured", async () => {
+    const retries: RetryInfo[] = [];
+    server.enqueue(reply().status(429, { retryAfter: 0 }), reply().text("ok"));
+    const chunks = await collect(client({ onRetry: (info) => retries.push(info) }));
+    expect(done(chunks).content).toBe("ok");
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ attempt: 1, delayMs: 0 });
+    expect(retries[0]?.reason).toContain("429");
+  });
+
+  test("500 until retries are exhausted → server LlmError with status and provider message", async () => {
+    server.enqueue(reply().status(500, { message: "upstream exploded" }), reply().status(500), reply().status(503));
+    const before = server.requests.length;
+    const err = await failure(client());
+    expect(server.requests.length - before).toBe(3);
+    expect(err.kind).toBe("server");
+    expect(err.status).toBe(503);
+    expect(err.message).toContain("HTTP 503");
+    expect(err.message).toContain("gave up after 3 attempts");
+  });
+
+  test("401 is auth, not retried, and never shows the key even when echoed", async () => {
+    server.enqueue(reply().status(401, { message: "Incorrect API key provided: sk-test-secret-123" }));
+    const before = server.requests.length;
+    const err = await failure(client());
+    expect(server.requests.length - before).toBe(1);
+    expect(err.kind).toBe("auth");
+    expect(err.status).toBe(401);
+    expect(err.message).toContain("HTTP 401");
+    expect(err.message).toContain("Incorrect API key provided");
+    expect(err.message).not.toContain("sk-test-secret-123");
+  });
+
+  test("400 with a context-length message → context_length", async () => {
+    server.enqueue(reply().status(400, { message: "This model's maximum context length is 8192 tokens" }));
+    expect((await failure(client())).kind).toBe("context_length");
+    server.enqueue(reply().status(400, { message: "bad field" }));
+    expect((await failure(client())).kind).toBe("bad_request");
+  });
+
+  test("disconnect after output started → kind stream, not retried", async () => {
+    server.enqueue(reply().text("a").text("b").text("c").disconnectAfter(3));
+    const before = server.requests.length;
+    const seen: LlmChunk[] = [];
+    let caught: unknown;
+    try {
+      for await (const c of client().stream(request(), new AbortController().signal)) seen.push(c);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(LlmError);
+    expect(caught instanceof LlmError && caught.kind).toBe("stream");
+    expect(seen).toEqual([{ type: "text", text: "a" }, { type: "text", text: "b" }]);
+    expect(server.requests.length - before).toBe(1);
+  });
+
+  test("disconnect before any output is retried", async () => {
+    server.enqueue(reply().text("lost").disconnectAfter(1), reply().text("fine"));
+    expect(done(await collect(client())).content).toBe("fine");
+  });
+
+  test("a hang hits the idle timeout → kind timeout", async () => {
+    server.enqueue(reply().text("partial").hang());
+    const started = performance.now();
+    const err = await failure(client({ idleTimeoutMs: 150 }));
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toContain("no data from the model");
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  test("a hang before any chunk is retried as a timeout, then succeeds", async () => {
+    const retries: RetryInfo[] = [];
+    server.enqueue(reply().hang(), reply().text("after hang"));
+    const chunks = await collect(client({ idleTimeoutMs: 150, onRetry: (i) => retries.push(i) }));
+    expect(done(chunks).content).toBe("after hang");
+    expect(retries[0]?.reason).toContain("no data");
+  });
+
+  test("total timeout applies to the whole streamed response", async () => {
+    server.enqueue(reply().chunks(50).delay(20));
+    const err = await failure(client({ timeoutMs: 200, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } }));
+    expect(err.kind).toBe("timeout");
+    expect(err.message).toContain("did not finish within");
+  });
+
+  test("malformed SSE JSON → kind stream", async () => {
+    server.enqueue(reply().text("x").malformed().text("y"));
+    const err = await failure(client());
+    expect(err.kind).toBe("stream");
+    expect(err.message).toContain("malformed");
+  });
+
+  test("connection refused → network error naming the endpoint", async () => {
+    const dead = await startFakeLlm();
+    const url = dead.url;
+    await dead.stop();
+    const err = await failure(createOpenAiChatClient({ baseUrl: url, apiKey: "k", retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } }));
+    expect(err.kind).toBe("network");
+    expect(err.message).toContain("127.0.0.1");
+  });
+
+  test("abort mid-stream stops promptly with an AbortError", async () => {
+    server.enqueue(reply().text("first").hang());
+    const ac = new AbortController();
+    const started = performance.now();
+    let abortedAt = 0;
+    let caught: unknown;
+    try {
+      for await (const chunk of client().stream(request(), ac.signal)) {
+        if (chunk.type === "text") {
+          abortedAt = performance.now();
+          setTimeout(() => ac.abort(), 10);
+        }
+      }
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect(caught instanceof Error && caught.name).toBe("AbortError");
+    expect(caught).not.toBeInstanceOf(LlmError);
+    expect(performance.now() - abortedAt).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  test("abort during a retry delay stops at once", async () => {
+    server.enqueue(reply().status(429, { retryAfter: 30 }));
+    const ac = new AbortController();
+    const started = performance.now();
+    const pending = collect(client({ retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 60_000 }, onRetry: () => setTimeout(() => ac.abort(), 20) }), request(), ac.signal);
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe("fake server /v1/models", () => {
+  test("lists the settable models and can be made to fail", async () => {
+    server.models = ["a-model", "b-model"];
+    const ok = await fetch(`${server.url}/models`);
+    expect(await ok.json()).toMatchObject({ data: [{ id: "a-model" }, { id: "b-model" }] });
+    server.modelsFailure = 503;
+    expect((await fetch(`${server.url}/models`)).status).toBe(503);
+    server.modelsFailure = null;
+  });
+});
