@@ -19,7 +19,8 @@ const params = z.object({
   replace_all: z.boolean().nullish().describe("replace mode: replace every occurrence instead of requiring a unique match"),
   patch: z.string().nullish().describe("patch mode: the V4A patch text (*** Begin Patch … *** End Patch)"),
 });
-type Params = z.infer<typeof params>;
+export type PatchParams = z.infer<typeof params>;
+type Params = PatchParams;
 
 type FileEdit = { abs: string; oldText: string | null; newText: string | null };
 

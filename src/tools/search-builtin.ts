@@ -130,15 +130,20 @@ export async function walkFiles(spec: Pick<SearchSpec, "root" | "rootIsFile" | "
     const matchers = own ? [...inherited, { base: dir, ig: own }] : inherited;
     const subdirs: Promise<void>[] = [];
     for (const e of entries) {
-      if (e.name.startsWith(".")) continue; // hidden, including .git
+      const hidden = e.name.startsWith("."); // includes .git
       const abs = join(dir, e.name);
       const childRel = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
-        if (isIgnored(matchers, abs, true)) continue;
+        if (hidden || isIgnored(matchers, abs, true)) continue;
         if (negatedGlob && !negatedGlob(`${childRel}/`)) continue;
         subdirs.push(visit(abs, childRel, matchers));
       } else if (e.isFile()) {
-        if (isIgnored(matchers, abs, false)) continue;
+        // As with rg -g: a file matching a whitelist glob is searched even if hidden or gitignored.
+        if (keep && !negatedGlob) {
+          if (keep(childRel)) out.push(childRel);
+          continue;
+        }
+        if (hidden || isIgnored(matchers, abs, false)) continue;
         if (keep && !keep(childRel)) continue;
         out.push(childRel);
       }

@@ -105,7 +105,7 @@ describe("the agent turn", () => {
     expect((await prompt(h, sessionId, "two")).result).toEqual({ stopReason: "refusal" });
 
     writeFileSync(join(h.home, "config.yaml"), fakeProviderConfig(llm.url, "agent:\n  max_turns: 2\n"));
-    for (let i = 0; i < 3; i++) llm.enqueue(reply().toolCall({ id: `loop_${i}`, name: "todo", args: {} }));
+    for (let i = 0; i < 2; i++) llm.enqueue(reply().toolCall({ id: `loop_${i}`, name: "todo", args: {} }));
     expect((await prompt(h, sessionId, "three")).result).toEqual({ stopReason: "max_turn_requests" });
   });
 

@@ -202,7 +202,7 @@ describe("a state.db written by Hermes itself", () => {
   test("lists and loads its acp sessions and leaves its cli sessions untouched", async () => {
     const home = join(tempDir(), "hermes");
     mkdirSync(home, { recursive: true });
-    copyFileSync(join(import.meta.dir, "../../../shared/fixtures/hermes-v16-state.db"), join(home, "state.db"));
+    copyFileSync(join(import.meta.dir, "../fixtures/hermes-v16-state.db"), join(home, "state.db"));
     const dumpCli = () => {
       const db = new Database(join(home, "state.db"), { readonly: true });
       const rows = db.query("SELECT * FROM sessions WHERE source = 'cli' ORDER BY id").all();
