@@ -59,8 +59,12 @@ export async function benchSearch(): Promise<{ builtinMs: number; rgMs: number |
     const direct: number[] = [];
     const ours: number[] = [];
     // Warm the page cache once for everyone, then interleave the contenders.
-    await searchFiles(args, root, signal, { backend: "builtin" });
-    if (rg) await rgDirect(rg, root, args.pattern);
+    const reference = await searchFiles(args, root, signal, { backend: "builtin" });
+    if (rg) {
+      await rgDirect(rg, root, args.pattern);
+      const viaRg = await searchFiles(args, root, signal, { backend: "rg", rgPath: rg });
+      console.error(`built-in and rg outputs identical: ${viaRg.output === reference.output ? "yes" : "NO"}`);
+    }
     for (let i = 0; i < RUNS; i++) {
       builtin.push(await time(() => searchFiles(args, root, signal, { backend: "builtin" })));
       if (rg) {

@@ -10,7 +10,7 @@ import { builtinTools } from "../tools/builtin.ts";
 import { createLlmClient } from "../llm/create-client.ts";
 import { wrapForRecordReplay } from "../llm/record-replay.ts";
 import type { LlmClient } from "../llm/types.ts";
-import type { Runtime } from "../llm/resolve.ts";
+import { detectProvider, type Runtime } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
 
 export type ConfigResult = { ok: true; config: HermesConfig } | { ok: false; error: ConfigError };
@@ -46,6 +46,17 @@ export class Services {
   config(): ConfigResult {
     this.loadEnv();
     return loadConfig(this.paths.config);
+  }
+
+  /** The provider whose credential is usable now (hermes-behaviour §5.1), or null. Never throws. */
+  detectProvider(): string | null {
+    try {
+      const cfg = this.config();
+      return cfg.ok ? detectProvider(cfg.config, this.env) : null;
+    } catch (e) {
+      log.warn("provider detection failed", e);
+      return null;
+    }
   }
 
   store(): SessionStore {

@@ -1,14 +1,15 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { FileSystem } from "../tools/types.ts";
 import { diskFileSystem } from "../tools/disk-fs.ts";
+import type { ClientCaps } from "../protocol/initialize.ts";
 
 /**
  * Reads and writes through the editor when it offers that (so unsaved buffers are seen and
  * edits land in open editors); falls back to the disk for what the client does not offer.
  */
-export function acpFileSystem(client: acp.AgentContext, sessionId: string, caps: acp.ClientCapabilities): FileSystem {
-  const canRead = caps.fs?.readTextFile === true;
-  const canWrite = caps.fs?.writeTextFile === true;
+export function acpFileSystem(client: acp.AgentContext, sessionId: string, caps: ClientCaps): FileSystem {
+  const canRead = caps.readTextFile;
+  const canWrite = caps.writeTextFile;
   return {
     async readText(path) {
       if (canRead) {

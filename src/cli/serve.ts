@@ -1,15 +1,12 @@
-import { createAgentApp } from "../protocol/server.ts";
-import { stdioStream } from "../protocol/stdio.ts";
 import { Services } from "../app/services.ts";
+import { runAcpAgent } from "../protocol/agent.ts";
 import { killAllProcessGroups } from "../util/process-groups.ts";
 import { log } from "../util/log.ts";
 
 /** Serves ACP on stdio until the editor closes stdin, then exits promptly with no child left behind. */
 export async function serve(): Promise<never> {
   const services = new Services();
-  const connection = createAgentApp({ services }).connect(stdioStream());
-  log.debug("Starting hermes-acp ACP server");
-  const shutdown = (code: number) => {
+  const shutdown = (code: number): never => {
     killAllProcessGroups();
     services.close();
     process.exit(code);
@@ -19,7 +16,7 @@ export async function serve(): Promise<never> {
   process.on("SIGHUP", () => shutdown(0));
   process.on("uncaughtException", (e) => log.error("uncaught exception (kept running)", e));
   process.on("unhandledRejection", (e) => log.error("unhandled rejection (kept running)", e));
-  await connection.closed;
-  shutdown(0);
-  throw new Error("unreachable");
+  // protocol/stdio.ts's rule: stdout carries JSON-RPC frames only, written here and nowhere else.
+  await runAcpAgent(Bun.stdin.stream(), (bytes) => void process.stdout.write(bytes), services);
+  return shutdown(0);
 }

@@ -24,7 +24,10 @@ export function authMethods(provider: string | null): acp.AuthMethod[] {
   return methods;
 }
 
-export function initializeResponse(provider: string | null, mcp: { http: boolean; sse: boolean }): acp.InitializeResponse {
+/** MCP transports accepted in session/new (stdio is mandatory and always on). */
+export const MCP_TRANSPORTS = { http: false, sse: false };
+
+export function initializeResponse(provider: string | null, mcp = MCP_TRANSPORTS): acp.InitializeResponse {
   return {
     protocolVersion: 1,
     agentInfo: { name: "hermes-acp", title: "Hermes", version: VERSION },

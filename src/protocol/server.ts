@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { Services } from "../app/services.ts";
+import type { Services } from "../app/services.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { LiveSession } from "../session/live-session.ts";
 import { DomainError } from "../session/errors.ts";
@@ -11,7 +11,8 @@ import { acpShell } from "../bridge/client-terminal.ts";
 import { localShell } from "../tools/local-shell.ts";
 import { detectProvider } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
-import { initializeResponse, SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
+import { SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
+import type { ClientCaps } from "./initialize.ts";
 import { mapErrors } from "./errors.ts";
 import { configOptions, modeState } from "./session-state.ts";
 import { toUserInput } from "./content.ts";
@@ -20,16 +21,19 @@ import { paginate } from "./pagination.ts";
 import { switchModel } from "../session/switch-model.ts";
 import { startTurn } from "../session/start-turn.ts";
 
-export type ServerOptions = { services?: Services };
+export type ServerOptions = {
+  services: Services;
+  /** The client capabilities from `initialize` (answered by protocol/front.ts before this app loads). */
+  caps: () => ClientCaps;
+};
 
 /** Builds the ACP agent: one thin handler per method; the work lives in session/ and agent/. */
-export function createAgentApp(options: ServerOptions = {}): acp.AgentApp {
-  const services = options.services ?? new Services();
-  let caps: acp.ClientCapabilities = {};
+export function createAgentApp(options: ServerOptions): acp.AgentApp {
+  const { services } = options;
   let client: acp.AgentContext | undefined;
   let manager: SessionManager | undefined;
 
-  const gates = () => ({ notices: caps.session?.notices != null, compaction: caps.session?.compaction != null });
+  const gates = () => ({ notices: options.caps().notices, compaction: options.caps().compaction });
   const sessions = (ctx: acp.AgentContext): SessionManager => {
     client = ctx;
     manager ??= new SessionManager(services, (sessionId) => {
@@ -37,8 +41,8 @@ export function createAgentApp(options: ServerOptions = {}): acp.AgentApp {
       return {
         sink: acpEventSink(c, sessionId, gates()),
         permissions: acpPermissionPort(c, sessionId),
-        fs: acpFileSystem(c, sessionId, caps),
-        shell: caps.terminal === true ? acpShell(c, sessionId) : localShell,
+        fs: acpFileSystem(c, sessionId, options.caps()),
+        shell: options.caps().terminal ? acpShell(c, sessionId) : localShell,
         configChanged: async () => {
           const s = manager?.findLive(sessionId);
           if (s) await c.notify("session/update", { sessionId, update: { sessionUpdate: "config_option_update", configOptions: configOptions(s) } });
@@ -89,22 +93,6 @@ export function createAgentApp(options: ServerOptions = {}): acp.AgentApp {
 
   return acp
     .agent({ name: "hermes-acp" })
-    .onRequest(
-      "initialize",
-      mapErrors(({ params, client: ctx }) => {
-        client = ctx;
-        caps = params.clientCapabilities ?? {};
-        log.info(`Initialize from ${params.clientInfo?.name ?? "unknown client"} (protocol v${params.protocolVersion})`);
-        let provider: string | null = null;
-        try {
-          const cfg = services.config();
-          provider = cfg.ok ? detectProvider(cfg.config, services.env) : null;
-        } catch (e) {
-          log.warn("provider detection failed", e);
-        }
-        return initializeResponse(provider, { http: false, sse: false });
-      }),
-    )
     .onRequest(
       "authenticate",
       mapErrors(({ params }) => {

@@ -56,13 +56,41 @@ export function comparePaths(a: string, b: string): number {
 
 type Matcher = { base: string; ig: Ignore };
 
-function readIgnoreFile(file: string): Ignore | undefined {
+function readIgnoreText(file: string): string | undefined {
   try {
     const text = readFileSync(file, "utf8");
-    return text.trim() ? ignore({ ignorecase: false }).add(text) : undefined;
+    return text.trim() ? text : undefined;
   } catch {
     return undefined;
   }
+}
+
+function readIgnoreFile(file: string): Ignore | undefined {
+  const text = readIgnoreText(file);
+  return text === undefined ? undefined : ignore({ ignorecase: false }).add(text);
+}
+
+/**
+ * The rules of an ancestor's ignore file re-based onto `prefix` (the root, relative to that ancestor).
+ * Used when the ancestor ignores the root itself: rg still searches an explicitly given directory and
+ * applies the ancestor's rules to each path alone, while `ignore` would drop everything via the parent.
+ * Floating patterns apply as they are; anchored ones only if they start with the prefix.
+ */
+function rebaseRules(text: string, prefix: string): Ignore {
+  const kept: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trimEnd();
+    if (!line || line.startsWith("#")) continue;
+    const neg = line.startsWith("!") ? "!" : "";
+    const body = neg ? line.slice(1) : line;
+    const core = body.endsWith("/") ? body.slice(0, -1) : body;
+    if (!core.includes("/") || core.startsWith("**/")) kept.push(line);
+    else {
+      const anchored = core.startsWith("/") ? body.slice(1) : body;
+      if (anchored.startsWith(`${prefix}/`)) kept.push(`${neg}/${anchored.slice(prefix.length + 1)}`);
+    }
+  }
+  return ignore({ ignorecase: false }).add(kept);
 }
 
 /**
@@ -86,15 +114,21 @@ function ancestorMatchers(root: string): Matcher[] {
   }
   const matchers: Matcher[] = [];
   if (repoRoot) {
-    const exclude = readIgnoreFile(join(repoRoot, ".git", "info", "exclude"));
-    if (exclude) matchers.push({ base: repoRoot, ig: exclude });
+    const text = readIgnoreText(join(repoRoot, ".git", "info", "exclude"));
+    const prefix = toPosix(relative(repoRoot, root));
+    if (text !== undefined) {
+      const ig = ignore({ ignorecase: false }).add(text);
+      const rebase = prefix !== "" && ig.ignores(`${prefix}/`);
+      matchers.push(rebase ? { base: root, ig: rebaseRules(text, prefix) } : { base: repoRoot, ig });
+    }
   }
   for (const dir of chain.reverse()) {
-    const ig = readIgnoreFile(join(dir, ".gitignore"));
-    if (!ig) continue;
-    // rg searches inside an explicitly given ignored directory; `ignore` would drop it via the parent check.
-    if (ig.ignores(`${toPosix(relative(dir, root))}/`)) continue;
-    matchers.push({ base: dir, ig });
+    const text = readIgnoreText(join(dir, ".gitignore"));
+    if (text === undefined) continue;
+    const ig = ignore({ ignorecase: false }).add(text);
+    const prefix = toPosix(relative(dir, root));
+    if (ig.ignores(`${prefix}/`)) matchers.push({ base: root, ig: rebaseRules(text, prefix) });
+    else matchers.push({ base: dir, ig });
   }
   return matchers;
 }

@@ -97,7 +97,13 @@ export async function searchContentRg(spec: SearchSpec, rgPath: string): Promise
   let capped = false;
   for await (const line of lines(proc.stdout)) {
     if (!line) continue;
-    const parsed = rgMessage.safeParse(JSON.parse(line));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const parsed = rgMessage.safeParse(raw);
     if (!parsed.success) continue;
     const msg = parsed.data;
     if (msg.type === "begin") current = { matches: [], printed: new Map() };
@@ -120,10 +126,12 @@ export async function searchContentRg(spec: SearchSpec, rgPath: string): Promise
       }
     }
   }
-  const [exitCode, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  const exitCode = await proc.exited;
   spec.signal.throwIfAborted();
-  if (exitCode === 2 && files.length === 0 && /regex|parse error|look-?around|backreference/i.test(stderr)) {
-    throw new RgPatternError(stderr.trim());
+  // stderr is only fatal errors under --no-messages (small), so it is read once rg has exited.
+  if (exitCode === 2 && files.length === 0) {
+    const stderr = await new Response(proc.stderr).text();
+    if (/regex|parse error|look-?around|backreference/i.test(stderr)) throw new RgPatternError(stderr.trim());
   }
   return { files, capped };
 }

@@ -102,18 +102,32 @@ function findLongestMatch(
   return [besti, bestj, bestsize];
 }
 
-/** Total size of difflib's matching blocks. */
-function matchedChars(a: string, b: string): number {
+/**
+ * Total size of difflib's matching blocks. With `stopAt`, returns early once the total reaches it
+ * or once even matching every pending range fully could not reach it (the total is independent
+ * of the order ranges are processed in, so partial sums are exact bounds).
+ */
+function matchedChars(a: string, b: string, stopAt = Number.POSITIVE_INFINITY): number {
   chainB(b);
   const queue: [number, number, number, number][] = [[0, a.length, 0, b.length]];
+  let pending = Math.min(a.length, b.length);
   let total = 0;
   for (let q = queue.pop(); q; q = queue.pop()) {
     const [alo, ahi, blo, bhi] = q;
+    pending -= Math.min(ahi - alo, bhi - blo);
     const [i, j, k] = findLongestMatch(a, b, alo, ahi, blo, bhi);
     if (k === 0) continue;
     total += k;
-    if (alo < i && blo < j) queue.push([alo, i, blo, j]);
-    if (i + k < ahi && j + k < bhi) queue.push([i + k, ahi, j + k, bhi]);
+    if (total >= stopAt) return total;
+    if (alo < i && blo < j) {
+      queue.push([alo, i, blo, j]);
+      pending += Math.min(i - alo, j - blo);
+    }
+    if (i + k < ahi && j + k < bhi) {
+      queue.push([i + k, ahi, j + k, bhi]);
+      pending += Math.min(ahi - i - k, bhi - j - k);
+    }
+    if (stopAt !== Number.POSITIVE_INFINITY && total + pending < stopAt) return total;
   }
   return total;
 }
@@ -170,5 +184,9 @@ export function similarAtLeast(a: string, b: string, threshold: number): boolean
   if (a === b) return true;
   if (realQuickRatio(a, b) < threshold) return false;
   if (quickRatio(a, b) < threshold) return false;
-  return ratio(a, b) >= threshold;
+  const total = a.length + b.length;
+  // Smallest M with 2·M / total ≥ threshold (same float comparison as on the final ratio).
+  let needed = Math.max(0, Math.floor((threshold * total) / 2) - 1);
+  while ((2 * needed) / total < threshold) needed++;
+  return (2 * matchedChars(a, b, needed)) / total >= threshold;
 }

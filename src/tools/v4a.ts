@@ -170,7 +170,7 @@ export function planV4A(
     } else if (op.kind === "add") {
       // Add must create: overwriting an existing file with only the '+' lines would silently destroy it.
       if (current.kind !== "missing") {
-        errors.push(`${op.path}: file already exists — use Update File, not Add File`);
+        errors.push(`${op.path}: ${current.kind === "text" ? "file already exists — use Update File, not Add File" : current.error}`);
         continue;
       }
       const text = op.hunks.flatMap((h) => h.lines.filter((l) => l.prefix !== "-").map((l) => l.content)).join("\n");
@@ -190,8 +190,9 @@ export function planV4A(
     } else {
       const toKey = keyOf(op.to);
       const destination = read(toKey);
-      if (current.kind !== "text") errors.push(`${op.path}: source file not found for move`);
-      if (destination.kind !== "missing") errors.push(`${op.to}: destination already exists — move would overwrite`);
+      if (current.kind !== "text") errors.push(`${op.path}: ${current.kind === "missing" ? "source file not found for move" : current.error}`);
+      if (destination.kind === "text") errors.push(`${op.to}: destination already exists — move would overwrite`);
+      else if (destination.kind === "unreadable") errors.push(`${op.to}: ${destination.error}`);
       if (current.kind !== "text" || destination.kind !== "missing") continue;
       state.set(toKey, current);
       state.set(key, { kind: "missing" });

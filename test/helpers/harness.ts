@@ -2,8 +2,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ndJsonStream } from "@agentclientprotocol/sdk/unstable";
-import { createAgentApp } from "../../src/protocol/server.ts";
+import { runAcpAgent } from "../../src/protocol/agent.ts";
 import { Services } from "../../src/app/services.ts";
 import { linesOf, RpcPeer } from "./rpc-peer.ts";
 
@@ -43,7 +42,8 @@ export async function startHarness(opts: { config?: string; env?: Record<string,
   const services = new Services(env);
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
-  const connection = createAgentApp({ services }).connect(ndJsonStream(fromAgent.writable, toAgent.readable));
+  const agentWriter = fromAgent.writable.getWriter();
+  const running = runAcpAgent(toAgent.readable, (bytes) => void agentWriter.write(bytes), services);
   const writer = toAgent.writable.getWriter();
   const encoder = new TextEncoder();
   const peer = new RpcPeer((line) => void writer.write(encoder.encode(`${line}\n`)), linesOf(fromAgent.readable));
@@ -54,7 +54,8 @@ export async function startHarness(opts: { config?: string; env?: Record<string,
     env,
     async close() {
       await writer.close().catch(() => undefined);
-      connection.close();
+      await running.catch(() => undefined);
+      await agentWriter.close().catch(() => undefined);
       services.close();
     },
   };

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { diskFileSystem } from "../../src/tools/disk-fs.ts";
 import { patchTool, type PatchParams } from "../../src/tools/patch.ts";
+import { resolveToolPath } from "../../src/tools/paths.ts";
 import type { ApprovalOutcome, EditProposal, ToolContext, ToolResult } from "../../src/tools/types.ts";
 
 /** Records every edit proposal and answers with a fixed outcome. */
@@ -58,6 +59,19 @@ const write = (name: string, text: string): string => {
   return p;
 };
 const read = (name: string): string => readFileSync(join(dir, name), "utf8");
+
+describe("resolveToolPath", () => {
+  test.each([
+    ["/work/s", "a/../b.txt", "/work/s/b.txt"],
+    ["/work/s", "./x/./y", "/work/s/x/y"],
+    ["/work/s", "/abs//p/../q", "/abs/q"],
+    ["/work/s", "~", homedir()],
+    ["/work/s", "~/notes.md", join(homedir(), "notes.md")],
+    ["/work/s", "~user/x", "/work/s/~user/x"],
+  ])("(%p, %p) → %p", (cwd, p, expected) => {
+    expect(resolveToolPath(cwd, p)).toBe(expected);
+  });
+});
 
 describe("patch tool: shape", () => {
   test("kind, title, locations, start content", () => {

@@ -1,0 +1,11 @@
+import type { BenchRow } from "./types.ts";
+
+/** Prints rows as a Markdown table (to stdout: benchmarks are a CLI, not the ACP server). */
+export function printTable(rows: BenchRow[]): void {
+  const lines = [
+    "| benchmark | measured | baseline (same run) | ratio | target | met |",
+    "|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.name} | ${r.measured} | ${r.baseline ?? "–"} | ${r.ratio !== undefined ? `${r.ratio.toFixed(2)}×` : "–"} | ${r.target} | ${r.met ? "yes" : "**no**"} |`),
+  ];
+  console.log(lines.join("\n"));
+}

@@ -1,0 +1,195 @@
+// The pure half of `--setup`: answers + the current .env / config.yaml text in, the new text out. The files are
+// shared with Hermes and edited by hand, so every other line, key and comment must survive the rewrite.
+import { isMap, isScalar, parseDocument } from "yaml";
+import { PROVIDERS, findProvider, normaliseProviderId, type ProviderInfo } from "../llm/providers.ts";
+
+export type SetupAnswers = {
+  /** Catalogue id or alias (`openrouter`, `anthropic`, `custom`, …). */
+  provider: string;
+  /** Written to .env under the provider's key variable; optional for local and custom endpoints. */
+  apiKey?: string;
+  /** Written to model.base_url; required for `custom`, optional override for the others. */
+  baseUrl?: string;
+  model: string;
+};
+
+export type SetupFiles = { envText: string; configText: string };
+
+export type SetupPlan = {
+  ok: true;
+  files: SetupFiles;
+  provider: ProviderInfo;
+  /** The .env variable the key went to, when a key was given. */
+  keyEnv?: string;
+  /** What was changed besides the answers themselves (stale provider-specific keys removed), for the user. */
+  notes: string[];
+};
+
+export type SetupResult = SetupPlan | { ok: false; error: string };
+
+/** Providers whose key is optional (local servers, custom endpoints). */
+export function keyIsOptional(provider: ProviderInfo): boolean {
+  return !provider.requiresKey;
+}
+
+/** `custom` has no default endpoint; local servers have one the user may want to change. */
+export function needsBaseUrl(provider: ProviderInfo): "required" | "optional" | "no" {
+  if (!provider.baseUrl) return "required";
+  return provider.local ? "optional" : "no";
+}
+
+/** Checks the answers and names what is wrong in words for the user. */
+export function validateAnswers(answers: SetupAnswers): { ok: true; provider: ProviderInfo } | { ok: false; error: string } {
+  const provider = findProvider(answers.provider);
+  if (!provider) return { ok: false, error: `Unknown provider "${answers.provider}". Use one of: ${knownIds()}.` };
+  const key = answers.apiKey?.trim();
+  if (!key && provider.requiresKey) {
+    return { ok: false, error: `Provider "${provider.id}" (${provider.label}) needs an API key (--api-key or ${provider.keyEnv[0] ?? "its key variable"}).` };
+  }
+  if (key && /[\r\n]/.test(key)) return { ok: false, error: "The API key must be a single line." };
+  if (key && provider.keyEnv.length === 0) return { ok: false, error: `Provider "${provider.id}" does not use an API key; leave it empty.` };
+  const baseUrl = answers.baseUrl?.trim();
+  if (!baseUrl && needsBaseUrl(provider) === "required") return { ok: false, error: `Provider "${provider.id}" needs a base URL (--base-url), e.g. http://127.0.0.1:8000/v1.` };
+  if (baseUrl && !isHttpUrl(baseUrl)) return { ok: false, error: `"${baseUrl}" is not an http(s) URL.` };
+  if (!answers.model.trim() || /[\r\n]/.test(answers.model)) return { ok: false, error: "Choose a model (--model)." };
+  return { ok: true, provider };
+}
+
+export function applySetup(answers: SetupAnswers, current: SetupFiles): SetupResult {
+  const valid = validateAnswers(answers);
+  if (!valid.ok) return valid;
+  const provider = valid.provider;
+  const key = answers.apiKey?.trim();
+  const keyEnv = key ? provider.keyEnv[0] : undefined;
+  const config = setModelConfig(current.configText, {
+    provider: provider.id,
+    model: answers.model.trim(),
+    baseUrl: answers.baseUrl?.trim() || undefined,
+    newKey: Boolean(key),
+  });
+  if (!config.ok) return config;
+  const envText = key && keyEnv ? setEnvVar(current.envText, keyEnv, key) : current.envText;
+  const plan: SetupPlan = { ok: true, files: { envText, configText: config.text }, provider, notes: config.notes };
+  if (keyEnv) plan.keyEnv = keyEnv;
+  return plan;
+}
+
+// ---- .env ------------------------------------------------------------------------------------------------
+
+const ASSIGNMENT = /^(\s*(?:export\s+)?)([A-Za-z_][A-Za-z0-9_.-]*)\s*=/;
+
+/**
+ * Sets NAME=value: the first assignment of NAME is replaced in place, later ones are dropped (dotenv lets the
+ * last one win, which would silently undo the change); without one, the line is appended. Everything else stays.
+ */
+export function setEnvVar(envText: string, name: string, value: string): string {
+  const newline = envText.includes("\r\n") ? "\r\n" : "\n";
+  const lines = envText.length ? envText.split(/\r?\n/) : [];
+  const trailing = lines.length > 0 && lines[lines.length - 1] === "";
+  if (trailing) lines.pop();
+  const out: string[] = [];
+  let replaced = false;
+  for (const line of lines) {
+    const match = ASSIGNMENT.exec(line);
+    if (match?.[2] === name) {
+      if (!replaced) out.push(`${match[1] ?? ""}${name}=${quoteEnvValue(value)}`);
+      replaced = true;
+      continue;
+    }
+    out.push(line);
+  }
+  if (!replaced) out.push(`${name}=${quoteEnvValue(value)}`);
+  return out.join(newline) + newline;
+}
+
+/** Bare when dotenv would read it back unchanged; otherwise quoted so `#`, spaces and quotes survive. */
+export function quoteEnvValue(value: string): string {
+  if (/^[A-Za-z0-9_\-.:/+=@~%,]*$/.test(value)) return value;
+  if (!value.includes("'")) return `'${value}'`;
+  if (!value.includes('"')) return `"${value}"`;
+  return `\`${value}\``;
+}
+
+// ---- config.yaml -----------------------------------------------------------------------------------------
+
+type ModelChoice = { provider: string; model: string; baseUrl?: string; newKey: boolean };
+
+/**
+ * Sets model.provider / model.default / model.base_url through the `yaml` Document API. Keys that belong to the
+ * previous provider (base_url, api_key, api_mode) are removed when they would now point the new provider at the
+ * old endpoint or key; a config `api_key` would also shadow the key just written to .env.
+ */
+export function setModelConfig(configText: string, choice: ModelChoice): { ok: true; text: string; notes: string[] } | { ok: false; error: string } {
+  const doc = parseDocument(configText);
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const line = syntax.linePos?.[0]?.line;
+    return { ok: false, error: `config.yaml is not valid YAML${line ? ` (line ${line})` : ""}; fix it or move it aside, then run setup again.` };
+  }
+  if (doc.contents !== null && !isMap(doc.contents)) return { ok: false, error: "config.yaml is not a mapping of settings; fix it or move it aside." };
+
+  const notes: string[] = [];
+  const current = doc.get("model", true);
+  if (!isMap(current)) {
+    // Absent, empty, or the short form `model: name`: the mapping form replaces it (it can hold the provider).
+    const fresh: Record<string, string> = { provider: choice.provider, default: choice.model };
+    if (choice.baseUrl) fresh.base_url = choice.baseUrl;
+    doc.set("model", doc.createNode(fresh));
+    return { ok: true, text: doc.toString({ lineWidth: 0 }), notes };
+  }
+
+  const previous = scalarText(current.get("provider", true));
+  const changed = previous === undefined || normaliseProviderId(previous) !== choice.provider;
+  current.set("provider", choice.provider);
+  current.set("default", choice.model);
+  // `model:` / `name:` are Hermes aliases of `default`; a stale one would only confuse the next reader.
+  for (const alias of ["model", "name"]) {
+    if (current.has(alias)) {
+      current.delete(alias);
+      notes.push(`removed model.${alias} (replaced by model.default)`);
+    }
+  }
+  if (choice.baseUrl) current.set("base_url", choice.baseUrl);
+  else if (current.has("base_url")) {
+    current.delete("base_url");
+    notes.push("removed model.base_url (it pointed at the previous endpoint)");
+  }
+  if (current.has("api_key") && (changed || choice.newKey)) {
+    current.delete("api_key");
+    notes.push("removed model.api_key (the key now lives in .env)");
+  }
+  if (changed && current.has("api_mode")) {
+    current.delete("api_mode");
+    notes.push("removed model.api_mode (it belonged to the previous provider)");
+  }
+  return { ok: true, text: doc.toString({ lineWidth: 0 }), notes };
+}
+
+// ---- editor snippets -------------------------------------------------------------------------------------
+
+/** What to paste into Zed's settings.json and JetBrains' ~/.jetbrains/acp.json to launch this binary. */
+export function editorSnippets(command: string, args: readonly string[] = []): { zed: string; jetbrains: string } {
+  const server = { command, args: [...args] };
+  return {
+    zed: JSON.stringify({ agent_servers: { Hermes: { type: "custom", ...server } } }, null, 2),
+    jetbrains: JSON.stringify({ agent_servers: { Hermes: server } }, null, 2),
+  };
+}
+
+function scalarText(node: unknown): string | undefined {
+  if (isScalar(node) && typeof node.value === "string") return node.value;
+  return undefined;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+function knownIds(): string {
+  return PROVIDERS.map((p) => p.id).join(", ");
+}

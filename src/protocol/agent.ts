@@ -1,0 +1,25 @@
+import type { Services } from "../app/services.ts";
+import { log } from "../util/log.ts";
+import { initializeResponse } from "./capabilities.ts";
+import { runFront } from "./front.ts";
+import { clientName, NO_CAPS, readClientCaps, type ClientCaps } from "./initialize.ts";
+
+/**
+ * Serves ACP over a byte stream: `initialize` is answered at once by the front; the SDK app
+ * (and with it SQLite, config and providers) loads right after, while the editor reads that answer.
+ */
+export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void, services: Services): Promise<void> {
+  let caps: ClientCaps = NO_CAPS;
+  return runFront(input, write, {
+    initialize(params) {
+      caps = readClientCaps(params);
+      log.info(`Initialize from ${clientName(params)} (protocol v${String(params.protocolVersion)})`);
+      return initializeResponse(services.detectProvider());
+    },
+    async connect(appInput, out) {
+      const [{ ndJsonStream }, { createAgentApp }] = await Promise.all([import("@agentclientprotocol/sdk/unstable"), import("./server.ts")]);
+      const output = new WritableStream<Uint8Array>({ write: (chunk) => out(chunk) });
+      return createAgentApp({ services, caps: () => caps }).connect(ndJsonStream(output, appInput));
+    },
+  });
+}

@@ -1,0 +1,104 @@
+// The first thing on the wire. It answers `initialize` by hand — before the ACP SDK, SQLite or config
+// are loaded — so the editor sees the agent in about the time a bare Bun program takes. Everything
+// after `initialize` is passed through to the SDK app, which is loaded once, on demand.
+
+import type { InitializeRequestParams } from "./initialize.ts";
+
+export type FrontHandlers = {
+  /** Builds the initialize result. Must be cheap: it runs before anything heavy is loaded. */
+  initialize(params: InitializeRequestParams): unknown;
+  /** Loads the SDK app and connects it to the byte stream of every message after `initialize`. */
+  connect(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void): Promise<{ closed: Promise<void> }>;
+};
+
+const encoder = new TextEncoder();
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+type Frame = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+
+function errorLine(id: unknown, code: number, message: string): Uint8Array {
+  return encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } })}\n`);
+}
+
+function parse(line: string): { ok: true; frame: Frame } | { ok: false; batch: boolean } {
+  try {
+    const v: unknown = JSON.parse(line);
+    if (Array.isArray(v)) return { ok: false, batch: true };
+    if (v && typeof v === "object") return { ok: true, frame: v as Frame };
+    return { ok: false, batch: false };
+  } catch {
+    return { ok: false, batch: false };
+  }
+}
+
+/**
+ * Runs the ACP front over a byte stream. Requests before `initialize` get -32600 (as the SDK would);
+ * every later `initialize` is answered here too, so the SDK never needs its own handler.
+ * Resolves when the input ends and the app (if started) has closed.
+ */
+export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void, handlers: FrontHandlers): Promise<void> {
+  let initialized = false;
+  let app: Promise<{ closed: Promise<void> }> | undefined;
+  let toApp: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const appInput = new ReadableStream<Uint8Array>({
+    start(controller) {
+      toApp = controller;
+    },
+  });
+
+  const answerInitialize = (frame: Frame): boolean => {
+    if (frame.method !== "initialize") return false;
+    if (frame.id === undefined) return true; // a notification named initialize is ignored
+    let result: unknown;
+    try {
+      result = handlers.initialize((frame.params ?? {}) as InitializeRequestParams);
+    } catch (e) {
+      write(errorLine(frame.id, -32603, `Internal error: ${e instanceof Error ? e.message : String(e)}`));
+      return true;
+    }
+    write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: frame.id, result })}\n`));
+    initialized = true;
+    app ??= handlers.connect(appInput, write);
+    return true;
+  };
+
+  const onLine = (line: string) => {
+    if (!line.trim()) return;
+    if (!initialized) {
+      const p = parse(line);
+      if (!p.ok) {
+        write(p.batch ? errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported") : errorLine(null, -32700, "Parse error"));
+        return;
+      }
+      if (answerInitialize(p.frame)) return;
+      if (p.frame.id !== undefined && typeof p.frame.method === "string") {
+        write(errorLine(p.frame.id, -32600, `Invalid request: ACP connection must be initialized before '${p.frame.method}'`));
+      }
+      return;
+    }
+    // Only lines that mention initialize are parsed here; the SDK parses everything else once.
+    if (line.includes('"initialize"')) {
+      const p = parse(line);
+      if (p.ok && answerInitialize(p.frame)) return;
+    }
+    toApp?.enqueue(encoder.encode(`${line}\n`));
+  };
+
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of input) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      onLine(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+    }
+    if (buffer.length > MAX_LINE_BYTES) {
+      write(errorLine(null, -32600, "Invalid request: message too large"));
+      buffer = "";
+    }
+  }
+  onLine(buffer);
+  toApp?.close();
+  if (app) await (await app).closed;
+}

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fakeProviderConfig, INIT, tempDir, writeHome } from "../helpers/harness.ts";
+import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
+import { spawnAgent } from "../helpers/spawn-agent.ts";
+import type { Json } from "../helpers/rpc-peer.ts";
+
+const root = join(import.meta.dir, "../..");
+const binary = join(root, "dist/hermes-acp");
+const commands: [string, string[]][] = [["bun run start", ["bun", "run", "--silent", "start"]]];
+if (existsSync(binary)) commands.push(["compiled binary", [binary]]);
+
+let llm: FakeLlmServer;
+beforeAll(async () => {
+  llm = await startFakeLlm();
+});
+afterAll(() => llm.stop());
+
+function isolatedEnv(home: string): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, HERMES_HOME: home, HERMES_ACP_LOG_LEVEL: "info" };
+  return env;
+}
+
+describe.each(commands)("%s", (_name, cmd) => {
+  test("speaks only JSON-RPC on stdout through a whole turn, then exits promptly on EOF", async () => {
+    const home = join(tempDir(), "hermes");
+    writeHome(home, { config: fakeProviderConfig(llm.url), env: "OPENROUTER_API_KEY=sk-or-secret-should-never-leak-123\n" });
+    const agent = spawnAgent(cmd, isolatedEnv(home), root);
+    const init = await agent.peer.call("initialize", INIT);
+    expect(init.protocolVersion).toBe(1);
+    const cwd = tempDir();
+    const { sessionId } = (await agent.peer.call("session/new", { cwd, mcpServers: [] })) as { sessionId: string };
+    llm.enqueue(reply().reasoning("thinking").text("hello from the fake model"));
+    const r = await agent.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(r.stopReason).toBe("end_turn");
+    agent.peer.sendRaw("this is not json");
+    const parseError = await agent.peer.waitFor((m) => (m.error as Json | undefined)?.code === -32700);
+    expect(parseError.id).toBeNull();
+    expect((await agent.peer.request("ping", {})).error?.code).toBe(-32601);
+
+    const t0 = performance.now();
+    agent.closeStdin();
+    const code = await agent.proc.exited;
+    const exitMs = performance.now() - t0;
+    expect(code).toBe(0);
+    expect(exitMs).toBeLessThan(1000);
+    // every line the agent wrote parsed as JSON-RPC 2.0 (RpcPeer throws otherwise)
+    expect(agent.peer.rawLines.every((l) => JSON.parse(l).jsonrpc === "2.0")).toBe(true);
+    const stderr = await agent.stderr();
+    expect(stderr).not.toContain("sk-or-secret-should-never-leak-123");
+    expect(stderr).not.toContain("Background task failed");
+  });
+
+  test("--version prints the version and --check reports problems with a non-zero exit", async () => {
+    const home = join(tempDir(), "hermes");
+    const v = Bun.spawnSync([...cmd, "--version"], { env: isolatedEnv(home), cwd: root });
+    expect(v.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const bad = Bun.spawnSync([...cmd, "--check"], { env: isolatedEnv(home), cwd: root });
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stdout.toString()).toContain("Fix:");
+    writeHome(home, { config: fakeProviderConfig(llm.url) });
+    const ok = Bun.spawnSync([...cmd, "--check"], { env: isolatedEnv(home), cwd: root });
+    expect(ok.stdout.toString()).toContain("OK");
+    expect(ok.exitCode).toBe(0);
+  });
+});
