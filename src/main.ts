@@ -8,7 +8,11 @@ const main = defineCommand({
   args: {
     version: { type: "boolean", description: "Print the version and exit" },
     check: { type: "boolean", description: "Verify the installation (config, state.db, provider credentials)" },
-    setup: { type: "boolean", description: "Configure a model provider interactively" },
+    setup: { type: "boolean", description: "Configure a model provider (interactive, or with the flags below)" },
+    provider: { type: "string", description: "--setup: provider id (openrouter, anthropic, custom, ollama, …)" },
+    model: { type: "string", description: "--setup: model name" },
+    "api-key": { type: "string", description: "--setup: API key, saved to $HERMES_HOME/.env (or export the provider's key variable)" },
+    "base-url": { type: "string", description: "--setup: endpoint URL (required for custom)" },
   },
   async run({ args }) {
     if (args.version) {
@@ -21,7 +25,7 @@ const main = defineCommand({
     }
     if (args.setup) {
       const { runSetup } = await import("./cli/setup.ts");
-      process.exit(await runSetup());
+      process.exit(await runSetup({ provider: args.provider, model: args.model, apiKey: args["api-key"], baseUrl: args["base-url"] }));
     }
     const { serve } = await import("./cli/serve.ts");
     await serve();

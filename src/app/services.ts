@@ -1,17 +1,36 @@
 import { mkdirSync } from "node:fs";
 import { hermesHome, hermesPaths, type HermesPaths } from "../config/paths.ts";
 import { loadDotEnv } from "../config/env.ts";
-import { loadConfig } from "../config/load.ts";
 import type { HermesConfig } from "../config/schema.ts";
 import type { ConfigError } from "../config/load.ts";
-import { SessionStore } from "../session/store.ts";
-import { ToolRegistry } from "../tools/registry.ts";
-import { builtinTools } from "../tools/builtin.ts";
-import { createLlmClient } from "../llm/create-client.ts";
-import { wrapForRecordReplay } from "../llm/record-replay.ts";
+import type { SessionStore } from "../session/store.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 import type { LlmClient } from "../llm/types.ts";
-import { detectProvider, type Runtime } from "../llm/resolve.ts";
+import type { Runtime } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
+
+/** The modules behind the services, imported after `initialize` has been answered. */
+async function importModules() {
+  const [load, store, registry, builtin, createClient, recordReplay, resolve] = await Promise.all([
+    import("../config/load.ts"),
+    import("../session/store.ts"),
+    import("../tools/registry.ts"),
+    import("../tools/builtin.ts"),
+    import("../llm/create-client.ts"),
+    import("../llm/record-replay.ts"),
+    import("../llm/resolve.ts"),
+  ]);
+  return {
+    loadConfig: load.loadConfig,
+    SessionStore: store.SessionStore,
+    ToolRegistry: registry.ToolRegistry,
+    builtinTools: builtin.builtinTools,
+    createLlmClient: createClient.createLlmClient,
+    wrapForRecordReplay: recordReplay.wrapForRecordReplay,
+    detectProvider: resolve.detectProvider,
+  };
+}
+type Modules = Awaited<ReturnType<typeof importModules>>;
 
 export type ConfigResult = { ok: true; config: HermesConfig } | { ok: false; error: ConfigError };
 
@@ -26,10 +45,22 @@ export class Services {
   private registryInstance: ToolRegistry | undefined;
   private clients = new Map<string, LlmClient>();
   private envLoaded = false;
+  private mods: Modules | undefined;
 
   constructor(env: Record<string, string | undefined> = process.env) {
     this.env = env;
     this.paths = hermesPaths(hermesHome(env));
+  }
+
+  /** Imports the heavy modules (SQLite, zod schemas, providers, tools); call before any other method. */
+  async load(): Promise<this> {
+    this.mods ??= await importModules();
+    return this;
+  }
+
+  private get m(): Modules {
+    if (!this.mods) throw new Error("Services.load() must be awaited before use");
+    return this.mods;
   }
 
   /** Loads $HERMES_HOME/.env once; its values override stale shell values, as Hermes does. */
@@ -45,13 +76,27 @@ export class Services {
   /** Read on every use so edits to config.yaml apply to the next session without a restart. */
   config(): ConfigResult {
     this.loadEnv();
-    return loadConfig(this.paths.config);
+    return this.m.loadConfig(this.paths.config);
   }
 
   /** The provider whose credential is usable now (hermes-behaviour §5.1), or null. Never throws. */
   detectProvider(): string | null {
     try {
       const cfg = this.config();
+      return cfg.ok ? this.m.detectProvider(cfg.config, this.env) : null;
+    } catch (e) {
+      log.warn("provider detection failed", e);
+      return null;
+    }
+  }
+
+  /** Provider detection for `initialize`: loads only config and resolution, not SQLite or the tools. */
+  async detectProviderEarly(): Promise<string | null> {
+    if (this.mods) return this.detectProvider();
+    try {
+      const [{ loadConfig }, { detectProvider }] = await Promise.all([import("../config/load.ts"), import("../llm/resolve.ts")]);
+      this.loadEnv();
+      const cfg = loadConfig(this.paths.config);
       return cfg.ok ? detectProvider(cfg.config, this.env) : null;
     } catch (e) {
       log.warn("provider detection failed", e);
@@ -62,23 +107,23 @@ export class Services {
   store(): SessionStore {
     if (!this.storeInstance) {
       mkdirSync(this.paths.home, { recursive: true });
-      this.storeInstance = SessionStore.open(this.paths.stateDb);
+      this.storeInstance = this.m.SessionStore.open(this.paths.stateDb);
     }
     return this.storeInstance;
   }
 
   registry(): ToolRegistry {
-    this.registryInstance ??= new ToolRegistry(builtinTools());
+    this.registryInstance ??= new this.m.ToolRegistry(this.m.builtinTools());
     return this.registryInstance;
   }
 
   /** One client per provider endpoint; clients hold no per-session state. */
   llm(runtime: Runtime, onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void): LlmClient {
     const key = `${runtime.provider}|${runtime.baseUrl}|${runtime.apiMode}|${runtime.apiKey ?? ""}`;
-    if (onRetry) return wrapForRecordReplay(createLlmClient(runtime, { onRetry, ...this.llmTimeouts() }), this.env);
+    if (onRetry) return this.m.wrapForRecordReplay(this.m.createLlmClient(runtime, { onRetry, ...this.llmTimeouts() }), this.env);
     const cached = this.clients.get(key);
     if (cached) return cached;
-    const client = wrapForRecordReplay(createLlmClient(runtime, this.llmTimeouts()), this.env);
+    const client = this.m.wrapForRecordReplay(this.m.createLlmClient(runtime, this.llmTimeouts()), this.env);
     this.clients.set(key, client);
     return client;
   }

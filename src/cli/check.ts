@@ -9,7 +9,7 @@ type Problem = { what: string; fix: string };
 /** `--check`: one line with OK and exit 0, or each problem with its fix and exit 1. Keys are masked. */
 export async function runCheck(out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<number> {
   const problems: Problem[] = [];
-  const services = new Services();
+  const services = await new Services().load();
   const notes: string[] = [];
 
   try {

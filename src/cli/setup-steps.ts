@@ -1,6 +1,8 @@
 // The pure half of `--setup`: answers + the current .env / config.yaml text in, the new text out. The files are
 // shared with Hermes and edited by hand, so every other line, key and comment must survive the rewrite.
+import { parse as parseDotEnv } from "dotenv";
 import { isMap, isScalar, parseDocument } from "yaml";
+import type { EnvLike } from "../config/paths.ts";
 import { PROVIDERS, findProvider, normaliseProviderId, type ProviderInfo } from "../llm/providers.ts";
 
 export type SetupAnswers = {
@@ -38,12 +40,25 @@ export function needsBaseUrl(provider: ProviderInfo): "required" | "optional" | 
   return provider.local ? "optional" : "no";
 }
 
-/** Checks the answers and names what is wrong in words for the user. */
-export function validateAnswers(answers: SetupAnswers): { ok: true; provider: ProviderInfo } | { ok: false; error: string } {
+/** The provider's key as already configured in the .env text or the environment, if any. */
+export function existingKey(provider: ProviderInfo, envText: string, env: EnvLike = {}): string | undefined {
+  const fromFile = parseDotEnv(envText);
+  for (const name of provider.keyEnv) {
+    const value = (fromFile[name] ?? env[name])?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/**
+ * Checks the answers and names what is wrong in words for the user. A key already in .env (or `env`) satisfies
+ * a provider that needs one, so setup can switch models without re-entering it.
+ */
+export function validateAnswers(answers: SetupAnswers, envText = "", env: EnvLike = {}): { ok: true; provider: ProviderInfo } | { ok: false; error: string } {
   const provider = findProvider(answers.provider);
   if (!provider) return { ok: false, error: `Unknown provider "${answers.provider}". Use one of: ${knownIds()}.` };
   const key = answers.apiKey?.trim();
-  if (!key && provider.requiresKey) {
+  if (!key && provider.requiresKey && !existingKey(provider, envText, env)) {
     return { ok: false, error: `Provider "${provider.id}" (${provider.label}) needs an API key (--api-key or ${provider.keyEnv[0] ?? "its key variable"}).` };
   }
   if (key && /[\r\n]/.test(key)) return { ok: false, error: "The API key must be a single line." };
@@ -55,8 +70,8 @@ export function validateAnswers(answers: SetupAnswers): { ok: true; provider: Pr
   return { ok: true, provider };
 }
 
-export function applySetup(answers: SetupAnswers, current: SetupFiles): SetupResult {
-  const valid = validateAnswers(answers);
+export function applySetup(answers: SetupAnswers, current: SetupFiles, env: EnvLike = {}): SetupResult {
+  const valid = validateAnswers(answers, current.envText, env);
   if (!valid.ok) return valid;
   const provider = valid.provider;
   const key = answers.apiKey?.trim();

@@ -1,18 +1,24 @@
 // OpenAI-compatible chat completions over SSE (OpenAI, OpenRouter, DeepSeek, vLLM, Ollama, LM Studio, ...).
-// The `openai` package is imported on first use: this module sits on the serve path's import graph.
-import type { ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import type { ReasoningEffort } from "openai/resources/shared";
-import { z } from "zod";
-import type { ChatMessage, ToolCall } from "../agent/messages.ts";
+// Plain fetch + eventsource-parser: the SDK's stream parser cost ~3× a bare reader on long streams.
+// The per-delta path is one JSON.parse and a few typeof checks (no zod: thousands of deltas per turn).
+import type { ChatMessage, ContentPart, ToolCall } from "../agent/messages.ts";
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_RETRY_POLICY,
   DEFAULT_TIMEOUT_MS,
+  httpError,
+  isContextLengthMessage,
+  parseRetryAfter,
+  redact,
   streamAttempt,
   withRetry,
+  type ErrorContext,
   type OnRetry,
   type RetryPolicy,
+  type SdkErrorClasses,
+  type StreamAccumulator,
 } from "./retry.ts";
+import { errorBodyMessage, isRecord, readUntil, SseDecoder } from "./sse-stream.ts";
 import { LlmError, type FinishReason, type LlmChunk, type LlmClient, type LlmRequest, type Usage } from "./types.ts";
 
 export type ProviderClientOptions = {
@@ -25,39 +31,26 @@ export type ProviderClientOptions = {
   headers?: Record<string, string>;
 };
 
-const ToolCallDelta = z.object({
-  index: z.number().nullish(),
-  id: z.string().nullish(),
-  function: z.object({ name: z.string().nullish(), arguments: z.string().nullish() }).nullish(),
-});
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
 
-const UsageChunk = z.object({
-  prompt_tokens: z.number().nullish(),
-  completion_tokens: z.number().nullish(),
-  total_tokens: z.number().nullish(),
-  completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
-  prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
-  cost: z.number().nullish(),
-});
+/** The chat-completions request messages we send (the subset of OpenAI's shapes we produce). */
+export type OpenAiMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
+  | { role: "assistant"; content: string | null; tool_calls?: ToolCall[] }
+  | { role: "tool"; content: string; tool_call_id: string };
 
-const ChatChunk = z.object({
-  choices: z
-    .array(
-      z.object({
-        delta: z
-          .object({
-            content: z.string().nullish(),
-            reasoning_content: z.string().nullish(),
-            reasoning: z.string().nullish(),
-            tool_calls: z.array(ToolCallDelta).nullish(),
-          })
-          .nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: UsageChunk.nullish(),
-});
+export type OpenAiTool = { type: "function"; function: { name: string; description: string; parameters: Record<string, unknown> } };
+
+export type OpenAiChatParams = {
+  model: string;
+  messages: OpenAiMessage[];
+  stream: true;
+  stream_options: { include_usage: true };
+  tools?: OpenAiTool[];
+  max_tokens?: number;
+  reasoning_effort?: ReasoningEffort;
+};
 
 export function mapFinishReason(reason: string): FinishReason {
   if (reason === "stop" || reason === "length" || reason === "content_filter") return reason;
@@ -65,15 +58,36 @@ export function mapFinishReason(reason: string): FinishReason {
   return "other";
 }
 
-function toUsage(u: z.infer<typeof UsageChunk>): Usage {
-  const prompt = u.prompt_tokens ?? 0;
-  const completion = u.completion_tokens ?? 0;
-  const usage: Usage = { promptTokens: prompt, completionTokens: completion, totalTokens: u.total_tokens ?? prompt + completion };
-  const reasoning = u.completion_tokens_details?.reasoning_tokens;
-  const cached = u.prompt_tokens_details?.cached_tokens;
-  if (reasoning != null) usage.reasoningTokens = reasoning;
-  if (cached != null) usage.cachedTokens = cached;
-  if (u.cost != null) usage.cost = u.cost;
+function shapeError(what: string): LlmError {
+  return new LlmError("stream", `The provider sent a chunk of unexpected shape: ${what}`);
+}
+function optString(value: unknown, field: string): string | undefined {
+  if (value == null) return undefined;
+  if (typeof value !== "string") throw shapeError(`${field} is not a string`);
+  return value;
+}
+function optNumber(value: unknown, field: string): number | undefined {
+  if (value == null) return undefined;
+  if (typeof value !== "number") throw shapeError(`${field} is not a number`);
+  return value;
+}
+function optRecord(value: unknown, field: string): Record<string, unknown> | undefined {
+  if (value == null) return undefined;
+  if (!isRecord(value)) throw shapeError(`${field} is not an object`);
+  return value;
+}
+
+function toUsage(u: Record<string, unknown>): Usage {
+  const prompt = optNumber(u.prompt_tokens, "usage.prompt_tokens") ?? 0;
+  const completion = optNumber(u.completion_tokens, "usage.completion_tokens") ?? 0;
+  const total = optNumber(u.total_tokens, "usage.total_tokens") ?? prompt + completion;
+  const usage: Usage = { promptTokens: prompt, completionTokens: completion, totalTokens: total };
+  const reasoning = optNumber(optRecord(u.completion_tokens_details, "usage.completion_tokens_details")?.reasoning_tokens, "reasoning_tokens");
+  const cached = optNumber(optRecord(u.prompt_tokens_details, "usage.prompt_tokens_details")?.cached_tokens, "cached_tokens");
+  const cost = optNumber(u.cost, "usage.cost");
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  if (cached !== undefined) usage.cachedTokens = cached;
+  if (cost !== undefined) usage.cost = cost;
   return usage;
 }
 
@@ -87,49 +101,78 @@ export class ChatStreamAccumulator {
   private readonly byIndex = new Map<number, Slot>();
   private finishReason: string | null = null;
   private usage: Usage | undefined;
+  private ended = false;
 
   constructor(private readonly newId: () => string = () => `call_${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`) {}
 
   push(raw: unknown): LlmChunk[] {
-    const parsed = ChatChunk.safeParse(raw);
-    if (!parsed.success) throw new LlmError("stream", `The provider sent a chunk of unexpected shape: ${parsed.error.issues[0]?.message ?? "invalid"}`);
     const out: LlmChunk[] = [];
-    if (parsed.data.usage) this.usage = toUsage(parsed.data.usage);
-    for (const choice of parsed.data.choices ?? []) {
-      const delta = choice.delta;
-      const thought = delta?.reasoning_content || delta?.reasoning;
+    this.pushInto(raw, out);
+    return out;
+  }
+
+  /** `push` appending to the caller's array (one array per network read instead of one per chunk). */
+  pushInto(raw: unknown, out: LlmChunk[]): void {
+    if (!isRecord(raw)) throw shapeError("not an object");
+    const usage = optRecord(raw.usage, "usage");
+    if (usage) this.usage = toUsage(usage);
+    const choices = raw.choices;
+    if (choices == null) return;
+    if (!Array.isArray(choices)) throw shapeError("choices is not a list");
+    for (const choice of choices) this.pushChoice(choice, out);
+  }
+
+  /** The provider sent `[DONE]`: the response is complete even if no choice carried a finish reason. */
+  markDone(): void {
+    this.ended = true;
+  }
+
+  private pushChoice(choice: unknown, out: LlmChunk[]): void {
+    if (!isRecord(choice)) throw shapeError("a choice is not an object");
+    const delta = optRecord(choice.delta, "delta");
+    if (delta) {
+      const thought = optString(delta.reasoning_content, "reasoning_content") || optString(delta.reasoning, "reasoning");
       if (thought) {
         this.reasoning += thought;
         out.push({ type: "reasoning", text: thought });
       }
-      if (delta?.content) {
-        this.content += delta.content;
-        out.push({ type: "text", text: delta.content });
+      const content = optString(delta.content, "content");
+      if (content) {
+        this.content += content;
+        out.push({ type: "text", text: content });
       }
-      for (const call of delta?.tool_calls ?? []) this.pushToolCall(call);
-      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+      const calls = delta.tool_calls;
+      if (calls != null) {
+        if (!Array.isArray(calls)) throw shapeError("tool_calls is not a list");
+        for (const call of calls) this.pushToolCall(call);
+      }
     }
-    return out;
+    const finish = optString(choice.finish_reason, "finish_reason");
+    if (finish) this.finishReason = finish;
   }
 
-  private pushToolCall(call: z.infer<typeof ToolCallDelta>): void {
-    const id = call.id ?? "";
-    let slot = call.index == null ? this.slots.at(-1) : this.byIndex.get(call.index);
+  private pushToolCall(call: unknown): void {
+    if (!isRecord(call)) throw shapeError("a tool call is not an object");
+    const index = optNumber(call.index, "tool_calls.index");
+    const id = optString(call.id, "tool_calls.id") ?? "";
+    const fn = optRecord(call.function, "tool_calls.function");
+    const name = optString(fn?.name, "function.name");
+    const args = optString(fn?.arguments, "function.arguments");
+    let slot = index === undefined ? this.slots.at(-1) : this.byIndex.get(index);
     // A new id on a known index (some providers send every parallel call as index 0) or no index at all: a new call.
     if (!slot || (id && slot.id && slot.id !== id)) {
       slot = { id: "", name: "", args: "" };
       this.slots.push(slot);
     }
-    if (call.index != null) this.byIndex.set(call.index, slot);
+    if (index !== undefined) this.byIndex.set(index, slot);
     if (id && !slot.id) slot.id = id;
-    const name = call.function?.name;
     if (name && !slot.name) slot.name = name;
-    slot.args += call.function?.arguments ?? "";
+    if (args) slot.args += args;
   }
 
-  /** The final chunk; a stream that ended without a finish reason was cut off. */
+  /** The final chunk; a stream that ended with neither a finish reason nor `[DONE]` was cut off. */
   finish(): LlmChunk {
-    if (this.finishReason === null) {
+    if (this.finishReason === null && !this.ended) {
       throw new LlmError("network", "The provider closed the connection before the response finished.");
     }
     const toolCalls: ToolCall[] = this.slots
@@ -140,16 +183,63 @@ export class ChatStreamAccumulator {
       content: this.content,
       reasoning: this.reasoning,
       toolCalls,
-      finishReason: mapFinishReason(this.finishReason),
+      finishReason: mapFinishReason(this.finishReason ?? "stop"),
     };
     if (this.usage) chunk.usage = this.usage;
     return chunk;
   }
 }
 
+/** Network reads → SSE events → chunk JSON → ChatStreamAccumulator; `[DONE]` ends the response. */
+class ChatSseAccumulator implements StreamAccumulator {
+  private readonly chat = new ChatStreamAccumulator();
+  private readonly sse = new SseDecoder();
+  ended = false;
+
+  constructor(private readonly errors: ErrorContext) {}
+
+  push(raw: unknown): LlmChunk[] {
+    if (!(raw instanceof Uint8Array)) throw new LlmError("stream", `${this.errors.label} sent a body that is not bytes.`);
+    const out: LlmChunk[] = [];
+    for (const event of this.sse.feed(raw)) {
+      const data = event.data;
+      if (data === "[DONE]") {
+        this.ended = true;
+        this.chat.markDone();
+        break;
+      }
+      if (data === "") continue;
+      let json: unknown;
+      try {
+        json = JSON.parse(data);
+      } catch (err) {
+        const why = err instanceof Error ? err.message : "invalid JSON";
+        throw new LlmError("stream", `${this.errors.label} sent a malformed event stream (${why}).`);
+      }
+      if (event.event === "error" || (isRecord(json) && json.error)) throw this.streamError(json);
+      this.chat.pushInto(json, out);
+    }
+    return out;
+  }
+
+  finish(): LlmChunk {
+    return this.chat.finish();
+  }
+
+  /** An error event inside an otherwise healthy stream (OpenRouter sends upstream failures this way). */
+  private streamError(json: unknown): LlmError {
+    const error = isRecord(json) && json.error ? json.error : json;
+    const text = isRecord(error) && typeof error.message === "string" ? error.message : typeof error === "string" ? error : JSON.stringify(error);
+    const message = redact(text, this.errors.apiKey);
+    const { label } = this.errors;
+    if (isContextLengthMessage(message)) return new LlmError("context_length", `${label} reported: ${message}`);
+    return new LlmError("server", `${label} reported an error in the stream: ${message}`);
+  }
+}
+
 /** Our messages → OpenAI params: drops `_meta`, reasoning fields and our `tool_name`. */
-export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
+export function toOpenAiMessages(messages: ChatMessage[]): OpenAiMessage[] {
+  return messages.map((m): OpenAiMessage => {
     switch (m.role) {
       case "system":
         return { role: "system", content: m.content };
@@ -165,22 +255,20 @@ export function toOpenAiMessages(messages: ChatMessage[]): ChatCompletionMessage
   });
 }
 
-const EFFORTS: ReadonlySet<string> = new Set(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
-function isEffort(value: string): value is Exclude<ReasoningEffort, null> {
+const EFFORTS: ReadonlySet<string> = new Set<ReasoningEffort>(["none", "minimal", "low", "medium", "high", "xhigh", "max"]);
+function isEffort(value: string): value is ReasoningEffort {
   return EFFORTS.has(value);
 }
 
-export function toOpenAiParams(request: LlmRequest): ChatCompletionCreateParamsStreaming {
-  const params: ChatCompletionCreateParamsStreaming = {
+export function toOpenAiParams(request: LlmRequest): OpenAiChatParams {
+  const params: OpenAiChatParams = {
     model: request.model,
     messages: toOpenAiMessages(request.messages),
     stream: true,
     stream_options: { include_usage: true },
   };
   if (request.tools.length > 0) {
-    params.tools = request.tools.map(
-      (t): ChatCompletionTool => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }),
-    );
+    params.tools = request.tools.map((t): OpenAiTool => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
   }
   if (request.maxTokens !== undefined) params.max_tokens = request.maxTokens;
   if (request.reasoningEffort !== undefined && isEffort(request.reasoningEffort)) params.reasoning_effort = request.reasoningEffort;
@@ -195,42 +283,56 @@ export function endpointLabel(baseUrl: string): string {
   }
 }
 
+// streamAttempt maps the Stainless SDKs' error classes; fetch throws none of them, so none can match.
+class NotAnSdkError extends Error {
+  status: number | undefined = undefined;
+  headers: { get(name: string): string | null } | undefined = undefined;
+  error: unknown = undefined;
+}
+const NO_SDK: SdkErrorClasses = { APIError: NotAnSdkError, APIConnectionError: NotAnSdkError, APIConnectionTimeoutError: NotAnSdkError, APIUserAbortError: NotAnSdkError };
+
+/** A non-2xx answer → LlmError with the status and the provider's own message (never the key). */
+async function responseError(res: Response, errors: ErrorContext, signal: AbortSignal): Promise<LlmError> {
+  let body = "";
+  try {
+    body = await res.text();
+  } catch (err) {
+    if (signal.aborted) throw err; // cancellation or a timeout: streamAttempt words it
+  }
+  return httpError(errors.label, res.status, redact(errorBodyMessage(body), errors.apiKey), parseRetryAfter(res.headers));
+}
+
 export function createOpenAiChatClient(opts: ProviderClientOptions): LlmClient {
-  const label = endpointLabel(opts.baseUrl);
   const policy = opts.retry ?? DEFAULT_RETRY_POLICY;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const idleTimeoutMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-  const load = async () => {
-    const sdk = await import("openai");
-    const client = new sdk.OpenAI({
-      baseURL: opts.baseUrl,
-      // Keyless local servers (Ollama, LM Studio): a placeholder satisfies the SDK, the null header drops it.
-      apiKey: opts.apiKey ?? "no-key",
-      defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
-      maxRetries: 0,
-      timeout: timeoutMs,
-      logLevel: "off",
-    });
-    return { sdk, client };
-  };
-  let loaded: ReturnType<typeof load> | undefined;
+  const errors: ErrorContext = { sdk: NO_SDK, label: endpointLabel(opts.baseUrl), baseUrl: opts.baseUrl, apiKey: opts.apiKey };
+  const url = `${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const headers = new Headers({ "content-type": "application/json", accept: "text/event-stream" });
+  if (opts.apiKey) headers.set("authorization", `Bearer ${opts.apiKey}`);
+  for (const [name, value] of Object.entries(opts.headers ?? {})) headers.set(name, value);
 
-  async function* attempt(request: LlmRequest, signal: AbortSignal): AsyncGenerator<LlmChunk> {
-    loaded ??= load();
-    const { sdk, client } = await loaded;
-    yield* streamAttempt({
+  function attempt(body: string, signal: AbortSignal): AsyncGenerator<LlmChunk> {
+    const accumulator = new ChatSseAccumulator(errors);
+    return streamAttempt({
       signal,
       timeoutMs,
       idleTimeoutMs,
-      errors: { sdk, label, baseUrl: opts.baseUrl, apiKey: opts.apiKey },
-      open: (s) => client.chat.completions.create(toOpenAiParams(request), { signal: s, maxRetries: 0, timeout: timeoutMs }),
-      accumulator: new ChatStreamAccumulator(),
+      errors,
+      accumulator,
+      open: async (s) => {
+        const res = await fetch(url, { method: "POST", headers, body, signal: s });
+        if (!res.ok) throw await responseError(res, errors, s);
+        if (!res.body) throw new LlmError("stream", `${errors.label} answered without a body.`);
+        return readUntil(res.body, () => accumulator.ended);
+      },
     });
   }
 
   return {
     stream(request, signal) {
-      return withRetry(policy, signal, () => attempt(request, signal), opts.onRetry);
+      const body = JSON.stringify(toOpenAiParams(request));
+      return withRetry(policy, signal, () => attempt(body, signal), opts.onRetry);
     },
   };
 }

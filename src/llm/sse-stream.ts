@@ -9,7 +9,7 @@ export class SseDecoder {
   private readonly parser: EventSourceParser = createParser({ onEvent: (event) => this.batch.push(event) });
 
   /** The events the bytes completed, in order; a fresh array per call (empty reads share one). */
-  feed(bytes: Uint8Array): EventSourceMessage[] {
+  feed(bytes: Uint8Array): readonly EventSourceMessage[] {
     this.parser.feed(this.text.decode(bytes, { stream: true }));
     if (this.batch.length === 0) return NONE;
     const out = this.batch;
@@ -18,8 +18,7 @@ export class SseDecoder {
   }
 }
 
-const NONE: EventSourceMessage[] = [];
-Object.freeze(NONE);
+const NONE: readonly EventSourceMessage[] = Object.freeze([]);
 
 /**
  * The body's reads until `finished()` says the consumer saw the end marker, checked after each read was consumed,

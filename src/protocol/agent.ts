@@ -11,13 +11,17 @@ import { clientName, NO_CAPS, readClientCaps, type ClientCaps } from "./initiali
 export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void, services: Services): Promise<void> {
   let caps: ClientCaps = NO_CAPS;
   return runFront(input, write, {
-    initialize(params) {
+    async initialize(params) {
       caps = readClientCaps(params);
       log.info(`Initialize from ${clientName(params)} (protocol v${String(params.protocolVersion)})`);
-      return initializeResponse(services.detectProvider());
+      return initializeResponse(await services.detectProviderEarly());
     },
     async connect(appInput, out) {
-      const [{ ndJsonStream }, { createAgentApp }] = await Promise.all([import("@agentclientprotocol/sdk/unstable"), import("./server.ts")]);
+      const [{ ndJsonStream }, { createAgentApp }] = await Promise.all([
+        import("@agentclientprotocol/sdk/unstable"),
+        import("./server.ts"),
+        services.load(),
+      ]);
       const output = new WritableStream<Uint8Array>({ write: (chunk) => out(chunk) });
       return createAgentApp({ services, caps: () => caps }).connect(ndJsonStream(output, appInput));
     },

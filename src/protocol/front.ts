@@ -6,7 +6,7 @@ import type { InitializeRequestParams } from "./initialize.ts";
 
 export type FrontHandlers = {
   /** Builds the initialize result. Must be cheap: it runs before anything heavy is loaded. */
-  initialize(params: InitializeRequestParams): unknown;
+  initialize(params: InitializeRequestParams): unknown | Promise<unknown>;
   /** Loads the SDK app and connects it to the byte stream of every message after `initialize`. */
   connect(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void): Promise<{ closed: Promise<void> }>;
 };
@@ -46,23 +46,24 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     },
   });
 
-  const answerInitialize = (frame: Frame): boolean => {
-    if (frame.method !== "initialize") return false;
-    if (frame.id === undefined) return true; // a notification named initialize is ignored
+  // Lines are handled strictly in order: a later line waits until the initialize answer is out.
+  let queue: Promise<void> = Promise.resolve();
+
+  const answerInitialize = async (frame: Frame): Promise<void> => {
+    if (frame.id === undefined) return; // a notification named initialize is ignored
     let result: unknown;
     try {
-      result = handlers.initialize((frame.params ?? {}) as InitializeRequestParams);
+      result = await handlers.initialize((frame.params ?? {}) as InitializeRequestParams);
     } catch (e) {
       write(errorLine(frame.id, -32603, `Internal error: ${e instanceof Error ? e.message : String(e)}`));
-      return true;
+      return;
     }
     write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: frame.id, result })}\n`));
     initialized = true;
     app ??= handlers.connect(appInput, write);
-    return true;
   };
 
-  const onLine = (line: string) => {
+  const handleLine = async (line: string): Promise<void> => {
     if (!line.trim()) return;
     if (!initialized) {
       const p = parse(line);
@@ -70,7 +71,7 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
         write(p.batch ? errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported") : errorLine(null, -32700, "Parse error"));
         return;
       }
-      if (answerInitialize(p.frame)) return;
+      if (p.frame.method === "initialize") return answerInitialize(p.frame);
       if (p.frame.id !== undefined && typeof p.frame.method === "string") {
         write(errorLine(p.frame.id, -32600, `Invalid request: ACP connection must be initialized before '${p.frame.method}'`));
       }
@@ -79,9 +80,12 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     // Only lines that mention initialize are parsed here; the SDK parses everything else once.
     if (line.includes('"initialize"')) {
       const p = parse(line);
-      if (p.ok && answerInitialize(p.frame)) return;
+      if (p.ok && p.frame.method === "initialize") return answerInitialize(p.frame);
     }
     toApp?.enqueue(encoder.encode(`${line}\n`));
+  };
+  const onLine = (line: string) => {
+    queue = queue.then(() => handleLine(line));
   };
 
   const decoder = new TextDecoder();
@@ -99,6 +103,7 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     }
   }
   onLine(buffer);
+  await queue;
   toApp?.close();
   if (app) await (await app).closed;
 }

@@ -39,7 +39,7 @@ export async function startHarness(opts: { config?: string; env?: Record<string,
     HERMES_ACP_RETRY_BASE_MS: "10",
     ...opts.env,
   };
-  const services = new Services(env);
+  const services = await new Services(env).load();
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
   const agentWriter = fromAgent.writable.getWriter();
