@@ -1,5 +1,5 @@
 import type { ToolResult } from "../tools/types.ts";
-import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolStartContent, toolTitle } from "../tools/display.ts";
+import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolRawInput, toolStartContent, toolTitle } from "../tools/display.ts";
 import type { EventSink } from "./events.ts";
 import type { ToolCall } from "./messages.ts";
 import { isAbortError } from "./stop-reason.ts";
@@ -24,7 +24,7 @@ export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: Even
     kind: toolKind(name),
     locations: toolLocations(name, args, runner.cwd),
     content: toolStartContent(name, args),
-    rawInput: args,
+    rawInput: toolRawInput(name, args),
   });
 
   const parsed = runner.parse(call);

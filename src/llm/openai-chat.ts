@@ -331,8 +331,8 @@ export function createOpenAiChatClient(opts: ProviderClientOptions): LlmClient {
 
   return {
     stream(request, signal) {
-      const body = JSON.stringify(toOpenAiParams(request));
-      return withRetry(policy, signal, () => attempt(body, signal), opts.onRetry);
+      let body: string | undefined; // serialised once for all attempts, lazily so a failure rejects the iteration
+      return withRetry(policy, signal, () => attempt((body ??= JSON.stringify(toOpenAiParams(request))), signal), opts.onRetry);
     },
   };
 }

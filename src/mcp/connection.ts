@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { CallToolResult, Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, type CallToolResult, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../util/log.ts";
 import { VERSION } from "../version.ts";
 import { describeSpec, type McpServerSpec } from "./server-spec.ts";
@@ -143,11 +143,10 @@ export class McpConnection {
       signal,
       timeout: this.spec.callTimeoutMs,
     });
+    const parsed = CallToolResultSchema.safeParse(result);
+    if (parsed.success) return parsed.data;
     // Servers from before 2024-11 answer `{toolResult}`; present it as text.
-    if (!("content" in result) || !Array.isArray(result.content)) {
-      return { content: [{ type: "text", text: JSON.stringify(result.toolResult ?? result) }] };
-    }
-    return result as CallToolResult;
+    return { content: [{ type: "text", text: JSON.stringify("toolResult" in result ? result.toolResult : result) }] };
   }
 
   /** Closes the client and (stdio) kills the server's process group. Idempotent. */

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../agent/events.ts";
 import type { ChatMessage } from "../agent/messages.ts";
-import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolStartContent, toolTitle } from "../tools/display.ts";
+import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolRawInput, toolStartContent, toolTitle } from "../tools/display.ts";
 
 /** The summary message compression leaves behind starts with one of these (hermes-behaviour §20.2). */
 export const COMPACTION_PREFIXES = ["[CONTEXT COMPACTION — REFERENCE ONLY]", "[CONTEXT SUMMARY]:"];
@@ -88,7 +88,7 @@ export function* replayEvents(items: ReplayItem[], cwd: string): Generator<Agent
             kind: toolKind(name),
             locations: toolLocations(name, args, cwd),
             content: toolStartContent(name, args),
-            rawInput: args,
+            rawInput: toolRawInput(name, args),
           };
         }
         break;

@@ -273,6 +273,179 @@ describe("createOpenAiChatClient against the fake server", () => {
   });
 });
 
+/** A loopback server whose answer each test scripts directly (shapes the fake LLM server cannot produce). */
+type Scripted = { url: string; handle: (req: Request) => Response | Promise<Response>; stop(): Promise<void> };
+async function startScripted(): Promise<Scripted> {
+  const pending = new Set<() => void>();
+  const scripted: Scripted = {
+    url: "",
+    handle: () => new Response("unset", { status: 500 }),
+    async stop() {
+      for (const release of pending) release();
+      await server.stop(true);
+    },
+  };
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", idleTimeout: 0, fetch: (req) => scripted.handle(req) });
+  scripted.url = `http://127.0.0.1:${server.port}/v1`;
+  return scripted;
+}
+
+const encoder = new TextEncoder();
+const frame = (data: unknown) => `data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`;
+const delta = (d: Record<string, unknown>, finish: string | null = null) => frame({ choices: [{ index: 0, delta: d, finish_reason: finish }] });
+
+/** An SSE response of the given frames; `hold` keeps the connection open afterwards until the client leaves. */
+function sseResponse(frames: string[], hold = false): Response {
+  let i = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = frames[i++];
+      if (next !== undefined) return controller.enqueue(encoder.encode(next));
+      if (!hold) return controller.close();
+      await new Promise(() => {}); // never resolves: the client must stop reading on its own
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream" } });
+}
+
+describe("createOpenAiChatClient: stream end, error bodies, abort (scripted server)", () => {
+  let scripted: Scripted;
+  beforeAll(async () => {
+    scripted = await startScripted();
+  });
+  afterAll(async () => {
+    await scripted.stop();
+  });
+  const noRetry = { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 };
+  const scriptedClient = (over: Partial<ProviderClientOptions> = {}) =>
+    createOpenAiChatClient({ baseUrl: scripted.url, apiKey: "sk-test-secret-123", retry: noRetry, ...over });
+
+  test("[DONE] without any finish_reason is a complete response (stop)", async () => {
+    scripted.handle = () => sseResponse([delta({ role: "assistant", content: "" }), delta({ content: "all " }), delta({ content: "here" }), frame("[DONE]")]);
+    const d = done(await collect(scriptedClient()));
+    expect(d).toMatchObject({ content: "all here", finishReason: "stop", toolCalls: [] });
+  });
+
+  test("no [DONE] and no finish_reason is a cut-off: retried before output, kind stream after it", async () => {
+    let calls = 0;
+    scripted.handle = () => {
+      calls++;
+      return calls === 1 ? sseResponse([delta({ role: "assistant" })]) : sseResponse([delta({ content: "half" })]);
+    };
+    const err = await failure(scriptedClient({ retry: fastRetry }));
+    expect(calls).toBe(2); // the first, empty cut-off was retried
+    expect(err.kind).toBe("stream");
+    expect(err.message).toContain("closed the connection");
+  });
+
+  test("a finish_reason without [DONE] is complete too", async () => {
+    scripted.handle = () => sseResponse([delta({ content: "x" }, "length")]);
+    expect(done(await collect(scriptedClient())).finishReason).toBe("length");
+  });
+
+  test("the request ends at [DONE] even when the server keeps the connection open", async () => {
+    scripted.handle = () => sseResponse([delta({ content: "ok" }), frame("[DONE]"), delta({ content: "ignored" })], true);
+    const started = performance.now();
+    const chunks = await collect(scriptedClient({ idleTimeoutMs: 1000 }));
+    expect(done(chunks).content).toBe("ok");
+    expect(performance.now() - started).toBeLessThan(800);
+  });
+
+  test("sends accept, content-type and extra headers to <baseUrl>/chat/completions (trailing slash tolerated)", async () => {
+    let seen: { path: string; method: string; headers: Record<string, string> } | undefined;
+    scripted.handle = (req) => {
+      // Copied now: Bun detaches a Request once its response is sent.
+      seen = { path: new URL(req.url).pathname, method: req.method, headers: Object.fromEntries(req.headers) };
+      return sseResponse([delta({ content: "x" }, "stop")]);
+    };
+    await collect(createOpenAiChatClient({ baseUrl: `${scripted.url}/`, apiKey: null, headers: { "X-Title": "hermes" } }));
+    expect(seen).toMatchObject({ path: "/v1/chat/completions", method: "POST" });
+    expect(seen?.headers).toMatchObject({ accept: "text/event-stream", "content-type": "application/json", "x-title": "hermes" });
+    expect(seen?.headers.authorization).toBeUndefined();
+  });
+
+  const bodies: [string, string, string, string][] = [
+    ["OpenAI JSON error.message", "application/json", JSON.stringify({ error: { message: "model gpt-x not found", type: "invalid_request_error" } }), "model gpt-x not found"],
+    ["Ollama JSON error string", "application/json", JSON.stringify({ error: "model 'llama9' not found" }), "model 'llama9' not found"],
+    ["top-level message", "application/json", JSON.stringify({ message: "no such route" }), "no such route"],
+    ["FastAPI detail", "application/json", JSON.stringify({ detail: "Not Found" }), "Not Found"],
+    ["plain text", "text/plain", "upstream said no", "upstream said no"],
+  ];
+  for (const [name, type, body, expected] of bodies) {
+    test(`error body: ${name} → the provider's message with the status`, async () => {
+      scripted.handle = () => new Response(body, { status: 404, headers: { "content-type": type } });
+      const err = await failure(scriptedClient());
+      expect(err.kind).toBe("bad_request");
+      expect(err.status).toBe(404);
+      expect(err.message).toContain("HTTP 404");
+      expect(err.message).toContain(expected);
+    });
+  }
+
+  test("error body: empty, a long HTML page (clipped), a key in plain text (masked)", async () => {
+    scripted.handle = () => new Response("", { status: 502 });
+    const empty = await failure(scriptedClient());
+    expect([empty.kind, empty.status]).toEqual(["server", 502]);
+    expect(empty.message).toContain("HTTP 502");
+    scripted.handle = () => new Response(`<html>${"x".repeat(5000)}</html>`, { status: 503, headers: { "content-type": "text/html" } });
+    expect((await failure(scriptedClient())).message.length).toBeLessThan(800);
+    scripted.handle = () => new Response("bad key sk-test-secret-123", { status: 403 });
+    const auth = await failure(scriptedClient());
+    expect(auth.kind).toBe("auth");
+    expect(auth.message).toContain("bad key");
+    expect(auth.message).not.toContain("sk-test-secret-123");
+  });
+
+  test("an error event inside a 200 stream → server (retryable) or context_length, key masked", async () => {
+    scripted.handle = () => sseResponse([frame({ error: { message: "Provider returned error sk-test-secret-123", code: 502 } })]);
+    const err = await failure(scriptedClient());
+    expect(err.kind).toBe("server");
+    expect(err.message).toContain("Provider returned error");
+    expect(err.message).not.toContain("sk-test-secret-123");
+    scripted.handle = () => sseResponse([`event: error\ndata: ${JSON.stringify({ message: "maximum context length exceeded" })}\n\n`]);
+    expect((await failure(scriptedClient())).kind).toBe("context_length");
+  });
+
+  test("a chunk of the wrong shape → kind stream", async () => {
+    scripted.handle = () => sseResponse([frame({ choices: [{ delta: { content: 42 } }] })]);
+    const err = await failure(scriptedClient());
+    expect(err.kind).toBe("stream");
+    expect(err.message).toContain("content is not a string");
+  });
+
+  test("abort while waiting for the response headers → AbortError promptly, no retry", async () => {
+    let calls = 0;
+    scripted.handle = () => {
+      calls++;
+      return new Promise<Response>(() => {}); // headers never come
+    };
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 50);
+    const started = performance.now();
+    await expect(collect(scriptedClient({ retry: fastRetry }), request(), ac.signal)).rejects.toMatchObject({ name: "AbortError" });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(calls).toBe(1);
+  });
+
+  test("an already-aborted signal never sends a request", async () => {
+    let calls = 0;
+    scripted.handle = () => {
+      calls++;
+      return sseResponse([delta({ content: "x" }, "stop")]);
+    };
+    const ac = new AbortController();
+    ac.abort();
+    await expect(collect(scriptedClient(), request(), ac.signal)).rejects.toMatchObject({ name: "AbortError" });
+    expect(calls).toBe(0);
+  });
+
+  test("headers that never come hit the idle timeout → kind timeout", async () => {
+    scripted.handle = () => new Promise<Response>(() => {});
+    const err = await failure(scriptedClient({ idleTimeoutMs: 100 }));
+    expect(err.kind).toBe("timeout");
+  });
+});
+
 describe("fake server /v1/models", () => {
   test("lists the settable models and can be made to fail", async () => {
     server.models = ["a-model", "b-model"];
