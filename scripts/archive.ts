@@ -7,7 +7,8 @@ export type ArchiveEntry = { name: string; data: Uint8Array; mode: number };
 
 const encoder = new TextEncoder();
 
-export function tarGz(entries: readonly ArchiveEntry[]): Uint8Array {
+/** `level` 1–9: releases use 9; tests trade size for speed. */
+export function tarGz(entries: readonly ArchiveEntry[], level = 9): Uint8Array {
   const blocks: Uint8Array[] = [];
   for (const entry of entries) {
     blocks.push(tarHeader(entry), entry.data);
@@ -15,7 +16,7 @@ export function tarGz(entries: readonly ArchiveEntry[]): Uint8Array {
     if (pad) blocks.push(new Uint8Array(pad));
   }
   blocks.push(new Uint8Array(1024)); // end of archive: two zero blocks
-  return gzipSync(concat(blocks), { level: 9 });
+  return gzipSync(concat(blocks), { level });
 }
 
 function tarHeader(entry: ArchiveEntry): Uint8Array {
@@ -49,13 +50,13 @@ function putOctal(target: Uint8Array, offset: number, width: number, value: numb
 
 const DOS_DATE_1980_01_01 = (0 << 9) | (1 << 5) | 1;
 
-export function zip(entries: readonly ArchiveEntry[]): Uint8Array {
+export function zip(entries: readonly ArchiveEntry[], level = 9): Uint8Array {
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
   let offset = 0;
   for (const entry of entries) {
     const name = encoder.encode(entry.name);
-    const packed = deflateRawSync(entry.data, { level: 9 });
+    const packed = deflateRawSync(entry.data, { level });
     const crc = Bun.hash.crc32(entry.data) >>> 0;
     if (entry.data.length >= 0xffffffff || offset >= 0xffffffff) throw new Error("zip64 is not supported");
 

@@ -63,9 +63,9 @@ export function sha256sums(entries: readonly { name: string; sha256: string }[])
 }
 
 /** Packs one compiled binary under its release archive name; returns the archive bytes. */
-export function packBinary(target: Target, binary: Uint8Array): Uint8Array {
+export function packBinary(target: Pick<Target, "os">, binary: Uint8Array, level = 9): Uint8Array {
   const entry = { name: binaryName(target), data: binary, mode: 0o755 };
-  return target.os === "windows" ? zip([entry]) : tarGz([entry]);
+  return target.os === "windows" ? zip([entry], level) : tarGz([entry], level);
 }
 
 export async function buildAll(targets: readonly Target[], options: BuildAllOptions = {}): Promise<BuiltArchive[]> {

@@ -77,8 +77,12 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
         for (const skipped of toolCalls.slice(i)) push(toolMessage(skipped, CANCELLED_RESULT));
         return { stopReason: "cancelled", usage };
       }
-      const output = await runToolCall(call, deps.runner, sink, signal);
-      push(toolMessage(call, output));
+      const outcome = await runToolCall(call, deps.runner, sink, signal);
+      push(toolMessage(call, outcome.output));
+      if (outcome.cancelled) {
+        for (const skipped of toolCalls.slice(i + 1)) push(toolMessage(skipped, CANCELLED_RESULT));
+        return { stopReason: "cancelled", usage };
+      }
     }
     if (signal.aborted) return { stopReason: "cancelled", usage };
   }

@@ -11,8 +11,13 @@ export interface ToolRunner {
   run(call: ToolCall, args: unknown, signal: AbortSignal): Promise<ToolResult>;
 }
 
-/** Shows the card, runs the call, closes the card. Returns what the model reads. */
-export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: EventSink, signal: AbortSignal): Promise<string> {
+export type ToolCallOutcome = { output: string; cancelled: boolean };
+
+/**
+ * Shows the card, runs the call, closes the card. Returns what the model reads, and whether the
+ * user cancelled (a cancelled permission answer ends the turn like session/cancel).
+ */
+export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: EventSink, signal: AbortSignal): Promise<ToolCallOutcome> {
   const name = call.function.name;
   const args = coerceArgs(call.function.arguments);
   const toolCallId = call.id;
@@ -30,7 +35,7 @@ export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: Even
   const parsed = runner.parse(call);
   if (!parsed.ok) {
     await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: parsed.error }] });
-    return parsed.error;
+    return { output: parsed.error, cancelled: false };
   }
 
   await sink.emit({ type: "tool_progress", toolCallId, status: "in_progress" });
@@ -40,11 +45,11 @@ export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: Even
   } catch (e) {
     if (signal.aborted || isAbortError(e)) {
       await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: "Cancelled." }] });
-      return "Cancelled by the user while this tool was running.";
+      return { output: "Cancelled by the user while this tool was running.", cancelled: true };
     }
     const message = `Error executing tool '${name}': ${e instanceof Error ? e.message : String(e)}`;
     await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: message }] });
-    return message;
+    return { output: message, cancelled: false };
   }
 
   const shown = toolCompletion(name, args, result.output, { failed: result.failed });
@@ -59,5 +64,5 @@ export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: Even
     const entries = planFromTodoResult(result.output);
     if (entries) await sink.emit({ type: "plan", entries });
   }
-  return result.output;
+  return { output: result.output, cancelled: false };
 }

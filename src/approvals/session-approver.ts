@@ -3,6 +3,7 @@
  * sensitive paths, and asks the user through a PermissionPort (the ACP bridge implements it with
  * `session/request_permission`). Every failure to get a real answer denies; only cancellation throws.
  */
+import { log } from "../util/log.ts";
 import { isAbsolute, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { CardContent, Location } from "../agent/events.ts";
@@ -165,7 +166,7 @@ export class SessionApprover implements Approver {
     );
     switch (result.type) {
       case "selected":
-        return this.#applyCommandChoice(result.optionId, pending);
+        return await this.#applyCommandChoice(result.optionId, pending);
       case "timeout":
         return { approved: false, reason: `BLOCKED: no answer within ${result.seconds}s to the approval request; the command was not run. Silence is not consent: do not retry it without asking the user.` };
       case "unknown_option":
@@ -226,7 +227,7 @@ export class SessionApprover implements Approver {
     }
   }
 
-  #applyCommandChoice(optionId: string, pending: DangerMatch[]): ApprovalOutcome {
+  async #applyCommandChoice(optionId: string, pending: DangerMatch[]): Promise<ApprovalOutcome> {
     switch (optionId) {
       case "allow_once":
         return { approved: true };
@@ -238,7 +239,7 @@ export class SessionApprover implements Approver {
           this.#sessionApprovedKeys.add(danger.key);
           this.#alwaysKeys.add(danger.key);
           // A failed save still lets this run and the rest of the session; the next one asks again.
-          this.#deps.persistAllowlist(danger.key).catch(() => undefined);
+          await this.#deps.persistAllowlist(danger.key).catch((e) => log.warn("could not save the command allowlist", e));
         }
         return { approved: true };
       case "deny_always":

@@ -27,7 +27,7 @@ const NONE: readonly EventSourceMessage[] = Object.freeze([]);
 export async function* readUntil(body: AsyncIterable<Uint8Array>, finished: () => boolean): AsyncGenerator<Uint8Array> {
   for await (const bytes of body) {
     yield bytes;
-
+    if (finished()) return;
   }
 }
 

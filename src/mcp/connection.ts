@@ -84,6 +84,7 @@ export class McpConnection {
       await Promise.race([this.#handshake(), timeout]);
       if (this.#state.state === "connecting") {
         this.#state = { state: "connected" };
+        if (this.#transport instanceof GroupStdioTransport) this.#transport.clearStderrTail();
         log.info(`MCP server '${this.spec.name}' connected: ${this.#tools.length} tool(s)`);
       }
     } catch (e) {

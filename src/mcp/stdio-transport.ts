@@ -53,6 +53,11 @@ export class GroupStdioTransport implements Transport {
     return this.#stderrTail.trim();
   }
 
+  /** Forgets startup chatter, so a later crash reports only what the server said after connecting. */
+  clearStderrTail(): void {
+    this.#stderrTail = "";
+  }
+
   /** Exit code (or signal) once the process has ended. */
   get exitDescription(): string | undefined {
     const proc = this.#proc;
@@ -158,8 +163,8 @@ export class GroupStdioTransport implements Transport {
     await Promise.race([proc.exited, sleep(EXIT_GRACE_MS)]);
     if (isProcessGroupAlive(pid)) {
       killProcessGroup(pid, "SIGTERM");
-      const deadline = Date.now() + TERM_GRACE_MS;
-      while (isProcessGroupAlive(pid) && Date.now() < deadline) await sleep(25);
+      // Wait for the leader only: orphaned members may linger as zombies until init reaps them.
+      await Promise.race([proc.exited, sleep(TERM_GRACE_MS)]);
       killProcessGroup(pid, "SIGKILL");
     }
     await proc.exited;

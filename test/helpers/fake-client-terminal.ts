@@ -18,7 +18,7 @@ export function installClientTerminal(peer: RpcPeer): { created: Json[]; release
     };
     void Promise.all([pump(proc.stdout), pump(proc.stderr)]).then(async () => {
       const code = await proc.exited;
-      t.exit = { exitCode: proc.signalCode ? null : code, signal: proc.signalCode ?? null };
+      t.exit = { exitCode: proc.signalCode ? null : code, signal: proc.signalCode ? String(proc.signalCode) : null };
     });
     terms.set(id, t);
     return { terminalId: id };

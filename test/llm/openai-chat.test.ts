@@ -377,8 +377,7 @@ describe("createOpenAiChatClient: stream end, error bodies, abort (scripted serv
       const err = await failure(scriptedClient());
       expect(err.kind).toBe("bad_request");
       expect(err.status).toBe(404);
-      expect(err.message).toContain("HTTP 404");
-      expect(err.message).toContain(expected);
+      expect(err.message).toContain(`HTTP 404: ${expected} (check the base URL`); // the message alone, not the JSON around it
     });
   }
 
