@@ -145,6 +145,14 @@ describe("stdio MCP server", () => {
     expect(pool.size).toBe(0);
   });
 
+  test("names that sanitise alike keep only the first server's tools", async () => {
+    const att = await McpAttachments.attach("s1", [echoSpec("a.b"), echoSpec("a_b")], { pool });
+    expect(pool.size).toBe(1);
+    const names = att.tools().map((t) => t.name);
+    expect(names).toHaveLength(7);
+    expect(new Set(names).size).toBe(7);
+  });
+
   test("a bad command or a server that exits at once is a failed status, never a throw", async () => {
     const started = Date.now();
     const att = await McpAttachments.attach(
