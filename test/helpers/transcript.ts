@@ -99,9 +99,13 @@ export async function runTranscript(t: Transcript, llm: FakeLlmServer): Promise<
     }
   };
   wire(h);
+  let seenRequests = llm.requests.length;
   const flush = async () => {
     await Bun.sleep(30);
     frames.push(...h.peer.received.splice(0));
+    // What reached the model matters too (e.g. the model name after a switch).
+    for (const r of llm.requests.slice(seenRequests)) frames.push({ llmRequest: { model: r.model, messages: r.messages.length } });
+    seenRequests = llm.requests.length;
   };
   const fill = (v: unknown): unknown => JSON.parse(JSON.stringify(v).split("<cwd>").join(cwd));
   let lastSession = "";

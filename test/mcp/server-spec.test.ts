@@ -69,6 +69,7 @@ describe("specKey and names", () => {
     const c = specsFromAcp([{ name: "one", command: "x", args: ["1"], env: [{ name: "A", value: "9" }] }]).specs[0]!;
     expect(specKey(a)).toBe(specKey({ ...b, callTimeoutMs: 1 }));
     expect(specKey(a)).not.toBe(specKey(c));
+    if (a.transport !== "stdio") throw new Error("stdio expected");
     expect(specKey(a)).not.toBe(specKey({ ...a, cwd: "/elsewhere" }));
   });
 

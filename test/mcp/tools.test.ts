@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { approveMcpToolCall, mcpApprovalCommand, type McpToolApprovalRequest } from "../../src/mcp/approval.ts";
 import { formatCallResult, MAX_RESULT_CHARS } from "../../src/mcp/result-format.ts";
 import { mcpToolKind, mcpToolName, passThroughSchema } from "../../src/mcp/tools.ts";
+import type { ToolKind } from "../../src/agent/events.ts";
 import type { ApprovalOutcome } from "../../src/tools/types.ts";
 import { RecordingApprover } from "./helpers.ts";
 
@@ -20,7 +21,7 @@ describe("mcpToolName", () => {
 
 describe("mcpToolKind", () => {
   const def = (annotations?: Record<string, boolean>) => ({ name: "t", inputSchema: { type: "object" as const }, annotations });
-  test.each([
+  test.each<[Record<string, boolean> | undefined, ToolKind]>([
     [undefined, "other"],
     [{ readOnlyHint: true }, "read"],
     [{ readOnlyHint: true, openWorldHint: true }, "fetch"],
