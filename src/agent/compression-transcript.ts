@@ -51,8 +51,6 @@ export function renderTranscript(messages: readonly ChatMessage[], contextLength
   return redact(clip(text, maxChars, Math.floor(maxChars * 0.4)));
 }
 
-export type SummaryRequestText = { transcript: string; targetTokens: number };
-
 /** The summary's size target: a fifth of what it replaces, within 500–8,000 tokens. */
 export function summaryTargetTokens(middleTokens: number): number {
   return Math.min(8_000, Math.max(500, Math.round(middleTokens * 0.2)));

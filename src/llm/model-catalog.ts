@@ -118,7 +118,8 @@ function planGroups(input: CatalogInput): Plan[] {
     const runtime = resolved.runtime;
     const info = findProvider(runtime.provider);
     const entry = entryFor(config, runtime.provider);
-    const listed = entry?.models?.map((m) => m.trim()).filter(Boolean);
+    const names = entry?.models?.map((m) => m.trim()).filter(Boolean);
+    const listed = names && names.length > 0 ? names : undefined;
     const own = clean(entry?.default_model) ?? clean(entry?.model) ?? listed?.[0] ?? info?.defaultModel;
     const byDefault = runtime.provider === primary || explicitlyConfigured ? runtime.model : (own ?? runtime.model);
     const pinned = unique([byDefault, current?.provider === runtime.provider ? current.model : ""]);
@@ -129,7 +130,7 @@ function planGroups(input: CatalogInput): Plan[] {
       endpoint: endpointKey(runtime.baseUrl, runtime.apiMode),
       pinned,
       curated: listed ?? info?.models ?? [],
-      ...(listed && listed.length > 0 ? { listed } : {}),
+      ...(listed ? { listed } : {}),
     });
   }
   return plans;

@@ -14,7 +14,11 @@ import { log } from "../util/log.ts";
 import { SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
 import type { ClientCaps } from "./initialize.ts";
 import { mapErrors } from "./errors.ts";
-import { configOptions, modeState } from "./session-state.ts";
+import { configOptions, legacyModelState, modeState, THOUGHT_LEVELS } from "./session-state.ts";
+import { z } from "zod";
+
+// session/set_model left the protocol (spec 0.13.5); older clients still send it.
+const SetModelParams = z.object({ sessionId: z.string(), modelId: z.string().min(1) });
 import { toUserInput } from "./content.ts";
 import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
 import { paginate } from "./pagination.ts";
@@ -86,6 +90,8 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
   const sessionResponse = (s: LiveSession, meta?: Record<string, unknown>) => ({
     modes: modeState(s),
     configOptions: configOptions(s),
+    // Older clients (before the model config option) read this removed field; newer ones ignore it.
+    models: legacyModelState(s),
     ...(meta ? { _meta: meta } : {}),
   });
 
@@ -204,10 +210,25 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         } else if (params.configId === "model") {
           if (typeof value !== "string" || !value.trim()) throw new DomainError("INVALID_VALUE", "The model value must be a non-empty string.");
           switchModel(s, value);
+        } else if (params.configId === "thought_level") {
+          if (typeof value !== "string" || !(THOUGHT_LEVELS as readonly string[]).includes(value)) {
+            throw new DomainError("INVALID_VALUE", `Unknown thinking level "${String(value)}". Available: ${THOUGHT_LEVELS.join(", ")}.`);
+          }
+          const { thought_level: _old, ...rest } = s.settings.options;
+          s.settings = { ...s.settings, options: value === "default" ? rest : { ...rest, thought_level: value } };
+          s.saveSettings();
         } else {
-          throw new DomainError("INVALID_VALUE", `Unknown config option "${params.configId}". Available: mode, model.`);
+          throw new DomainError("INVALID_VALUE", `Unknown config option "${params.configId}". Available: mode, model, thought_level.`);
         }
         return { configOptions: configOptions(s) };
+      }),
+    )
+    .onRequest(
+      "session/set_model",
+      SetModelParams,
+      mapErrors(({ params, client: ctx }) => {
+        switchModel(live(ctx, params.sessionId), params.modelId);
+        return {};
       }),
     )
     .onRequest(

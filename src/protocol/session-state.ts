@@ -10,7 +10,35 @@ export function modeState(session: LiveSession): acp.SessionModeState {
   };
 }
 
-/** The full option list (acp-protocol §4.2): mode first, then the model picker. */
+/** Providers whose OpenAI-compatible endpoint takes `reasoning_effort`. */
+const EFFORT_PROVIDERS = new Set(["openai-api", "openrouter", "xai", "gemini", "custom"]);
+export const THOUGHT_LEVELS = ["default", "low", "medium", "high"] as const;
+
+function thoughtLevelOption(session: LiveSession, provider: string): acp.SessionConfigOption | null {
+  if (!EFFORT_PROVIDERS.has(provider.split(":")[0] ?? provider)) return null;
+  return {
+    id: "thought_level",
+    name: "Thinking",
+    description: "Reasoning effort for models that support it",
+    category: "thought_level",
+    type: "select",
+    currentValue: session.settings.options.thought_level ?? "default",
+    options: THOUGHT_LEVELS.map((v) => ({ value: v, name: v === "default" ? "Provider default" : v[0]!.toUpperCase() + v.slice(1) })),
+  };
+}
+
+/** The older `models` state, for clients that still read it instead of the model config option. */
+export function legacyModelState(session: LiveSession): { currentModelId: string; availableModels: { modelId: string; name: string; description?: string }[] } {
+  const choices = modelChoices(session);
+  return {
+    currentModelId: choices.current,
+    availableModels: choices.groups.flatMap((g) =>
+      g.models.map((m) => ({ modelId: m.value, name: m.name, description: [`Provider: ${g.label}`, m.description].filter(Boolean).join(" • ") })),
+    ),
+  };
+}
+
+/** The full option list (acp-protocol §4.2): mode first, then the model picker, then thinking when supported. */
 export function configOptions(session: LiveSession): acp.SessionConfigOption[] {
   const mode: acp.SessionConfigOption = {
     id: "mode",
@@ -34,5 +62,6 @@ export function configOptions(session: LiveSession): acp.SessionConfigOption[] {
       options: g.models.map((m) => ({ value: m.value, name: m.name, ...(m.description ? { description: m.description } : {}) })),
     })),
   };
-  return [mode, model];
+  const thinking = thoughtLevelOption(session, choices.current.split(":")[0] ?? "");
+  return thinking ? [mode, model, thinking] : [mode, model];
 }

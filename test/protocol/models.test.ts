@@ -1,0 +1,52 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { fakeProviderConfig, INIT, startHarness, tempDir, type Harness } from "../helpers/harness.ts";
+import type { Json } from "../helpers/rpc-peer.ts";
+import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
+
+let llm: FakeLlmServer;
+let harnesses: Harness[] = [];
+beforeAll(async () => {
+  llm = await startFakeLlm();
+});
+afterAll(() => llm.stop());
+afterEach(async () => {
+  for (const h of harnesses) await h.close();
+  harnesses = [];
+});
+
+async function start() {
+  const h = await startHarness({ config: fakeProviderConfig(llm.url) });
+  harnesses.push(h);
+  await h.peer.call("initialize", INIT);
+  const r = await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] });
+  return { h, r, sessionId: r.sessionId as string };
+}
+
+describe("models and options", () => {
+  test("responses carry the legacy models state too; session/set_model switches the next request's model and persists", async () => {
+    const { h, r, sessionId } = await start();
+    expect(r.models).toMatchObject({ currentModelId: "custom:fake-model" });
+    expect(await h.peer.call("session/set_model", { sessionId, modelId: "custom:legacy-pick" })).toEqual({});
+    llm.enqueue(reply().text("ok"));
+    await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "x" }] });
+    expect(llm.requests.at(-1)!.model).toBe("legacy-pick");
+    const h2 = await startHarness({ config: fakeProviderConfig(llm.url), home: h.home });
+    harnesses.push(h2);
+    await h2.peer.call("initialize", INIT);
+    const resumed = await h2.peer.call("session/resume", { sessionId, cwd: tempDir() });
+    expect((resumed.configOptions as Json[]).find((o) => o.id === "model")).toMatchObject({ currentValue: "custom:legacy-pick" });
+    expect((await h.peer.request("session/set_model", { sessionId })).error?.code).toBe(-32602);
+  });
+
+  test("thinking level is a config option with category thought_level; it reaches the provider as reasoning_effort", async () => {
+    const { h, r, sessionId } = await start();
+    const thinking = (r.configOptions as Json[]).find((o) => o.id === "thought_level");
+    expect(thinking).toMatchObject({ category: "thought_level", currentValue: "default" });
+    const set = await h.peer.call("session/set_config_option", { sessionId, configId: "thought_level", value: "high" });
+    expect((set.configOptions as Json[]).find((o) => o.id === "thought_level")).toMatchObject({ currentValue: "high" });
+    llm.enqueue(reply().text("ok"));
+    await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "x" }] });
+    expect((llm.requests.at(-1)!.body as Json).reasoning_effort).toBe("high");
+    expect((await h.peer.request("session/set_config_option", { sessionId, configId: "thought_level", value: "extreme" })).error?.code).toBe(-32602);
+  });
+});
