@@ -6,7 +6,7 @@ import { LlmError, type LlmClient } from "../llm/types.ts";
 import { compressionThreshold } from "./compression-threshold.ts";
 import { fixToolPairs } from "./compression-pairs.ts";
 import summariserPrompt from "./compression-prompt.md" with { type: "text" };
-import { isRealUserMessage, middleOf, planSplit, TODO_NOTE_HEADER } from "./compression-split.ts";
+import { middleOf, planSplit, TODO_NOTE_HEADER } from "./compression-split.ts";
 import { renderTranscript, summaryTargetTokens, summaryUserMessage } from "./compression-transcript.ts";
 import type { ChatMessage } from "./messages.ts";
 import { textOf } from "./messages.ts";
@@ -200,5 +200,3 @@ export async function compressHistory(input: CompressHistoryInput): Promise<Comp
     after: { messages: messages.length, tokens: estimateTokens(messages) },
   };
 }
-
-export { isRealUserMessage };

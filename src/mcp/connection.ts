@@ -19,6 +19,8 @@ export type ConnectionState =
   | { state: "closed" };
 
 const MAX_TOOL_PAGES = 50;
+/** How long a failed start waits for the exit status and last stderr lines that explain it. */
+const STARTUP_EXIT_WAIT_MS = 500;
 
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -88,6 +90,7 @@ export class McpConnection {
         log.info(`MCP server '${this.spec.name}' connected: ${this.#tools.length} tool(s)`);
       }
     } catch (e) {
+      if (this.#transport instanceof GroupStdioTransport) await this.#transport.settle(STARTUP_EXIT_WAIT_MS);
       this.#fail(this.#explainStartFailure(e));
       await this.#transport.close().catch(() => undefined);
     } finally {

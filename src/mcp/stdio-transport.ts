@@ -41,6 +41,7 @@ export class GroupStdioTransport implements Transport {
   #stderrTail = "";
   #closed = false;
   #closing: Promise<void> | undefined;
+  #stderrDone: Promise<void> = Promise.resolve();
 
   constructor(private readonly spec: StdioServerSpec) {}
 
@@ -51,6 +52,16 @@ export class GroupStdioTransport implements Transport {
   /** The last lines the server wrote to stderr: usually why it failed to start. */
   get stderrTail(): string {
     return this.#stderrTail.trim();
+  }
+
+  /**
+   * Waits (at most `ms`) for the process to end and its stderr to drain: a failed write (EPIPE) often
+   * arrives before the exit status and the message that explain it.
+   */
+  async settle(ms: number): Promise<void> {
+    const proc = this.#proc;
+    if (!proc) return;
+    await Promise.race([Promise.all([proc.exited, this.#stderrDone]), sleep(ms)]);
   }
 
   /** Forgets startup chatter, so a later crash reports only what the server said after connecting. */
@@ -79,7 +90,7 @@ export class GroupStdioTransport implements Transport {
     this.#proc = proc;
     trackProcessGroup(proc.pid);
     void this.#pumpStdout(proc.stdout);
-    void this.#pumpStderr(proc.stderr);
+    this.#stderrDone = this.#pumpStderr(proc.stderr);
     void proc.exited.then(() => {
       log.debug(`MCP server '${this.spec.name}' (pid ${proc.pid}) ended: ${this.exitDescription ?? "?"}`);
     });

@@ -52,6 +52,16 @@ describe.each(commands)("%s", (_name, cmd) => {
     expect(stderr).not.toContain("Background task failed");
   });
 
+  test("the registry's launch form `hermes-acp acp` serves ACP too; --help describes the flags", async () => {
+    const home = join(tempDir(), "hermes");
+    const agent = spawnAgent([...cmd, "acp"], isolatedEnv(home), root);
+    expect((await agent.peer.call("initialize", INIT)).protocolVersion).toBe(1);
+    agent.closeStdin();
+    expect(await agent.proc.exited).toBe(0);
+    const help = Bun.spawnSync([...cmd, "--help"], { env: isolatedEnv(home), cwd: root });
+    expect(help.stdout.toString() + help.stderr.toString()).toContain("--check");
+  });
+
   test("--version prints the version and --check reports problems with a non-zero exit", async () => {
     const home = join(tempDir(), "hermes");
     const v = Bun.spawnSync([...cmd, "--version"], { env: isolatedEnv(home), cwd: root });
