@@ -42,13 +42,14 @@ export function isRealUserMessage(m: ChatMessage): boolean {
   return !COMPACTION_MARKERS.some((p) => text.startsWith(p));
 }
 
-function toolNameAndArgs(history: readonly ChatMessage[], toolCallId: string): { name: string; args: string } | null {
+/** Each tool call's name and arguments by id, so a pruned result can say what produced it. */
+function callsById(history: readonly ChatMessage[]): Map<string, { name: string; args: string }> {
+  const byId = new Map<string, { name: string; args: string }>();
   for (const m of history) {
     if (m.role !== "assistant") continue;
-    const call = m.tool_calls?.find((c) => c.id === toolCallId);
-    if (call) return { name: call.function.name, args: call.function.arguments };
+    for (const c of m.tool_calls ?? []) byId.set(c.id, { name: c.function.name, args: c.function.arguments });
   }
-  return null;
+  return byId;
 }
 
 /** One line saying what a pruned tool call did, so the kept transcript still reads sensibly. */
@@ -104,12 +105,13 @@ function protectedFrom(history: readonly ChatMessage[], protectLastN: number, ta
 /** Step 1: old tool outputs become placeholders and old tool-call arguments shrink. Returns copies. */
 export function pruneOldToolOutputs(history: readonly ChatMessage[], protectLastN: number, tailBudget: number): { messages: ChatMessage[]; count: number } {
   const boundary = protectedFrom(history, protectLastN, tailBudget);
+  const byId = callsById(history);
   let count = 0;
   const messages = history.map((m, i): ChatMessage => {
     if (i >= boundary) return m;
     if (m.role === "tool" && m.content.length > PRUNE_MIN_CHARS && !m.content.startsWith("[Old tool output pruned")) {
       count++;
-      const call = toolNameAndArgs(history, m.tool_call_id);
+      const call = byId.get(m.tool_call_id);
       return { ...m, content: prunedPlaceholder(m.content.length, call ? describeCall(call.name, call.args) : m.tool_name) };
     }
     if (m.role === "assistant" && m.tool_calls?.some((c) => shrinkToolArgs(c.function.arguments) !== c.function.arguments)) {
@@ -174,18 +176,29 @@ function splitWithBudget(pruned: ChatMessage[], o: SplitOptions, budget: number,
   return { pruned, headEnd, tailStart, liftedUser, prunedCount };
 }
 
-/** The messages to summarise, taken from `source` (pass the unpruned history so the summariser sees full outputs). */
+/** The messages to summarise, from `source` (pass the unpruned history so the summariser sees full outputs). */
 export function middleOf(split: Split, source: readonly ChatMessage[] = split.pruned): ChatMessage[] {
-  return source.slice(split.headEnd, split.tailStart).filter((_, i) => split.headEnd + i !== split.liftedUser);
+  // The lifted user message stays in: the summariser needs to know what the work since was for.
+  return source.slice(split.headEnd, split.tailStart);
+}
+
+/** Whether anything would actually be replaced by the summary. */
+export function hasMiddle(split: Split): boolean {
+  const size = split.tailStart - split.headEnd;
+  return size > (split.liftedUser === null ? 0 : 1);
 }
 
 /**
- * Steps 1–2 of §20.2: prune, then choose head and tail. With `force` (/compact), a split that leaves
- * nothing in the middle is retried with only the minimal tail.
+ * Steps 1–2 of §20.2: prune, then choose head and tail. When the budgeted tail would swallow the whole
+ * middle (the pruned outputs fit the budget), fall back to the minimal tail as Hermes does, so an
+ * automatic compression always makes progress; without `force` that fallback is refused when the
+ * history after the head is within the tail budget anyway (compressing it would gain nothing).
  */
 export function planSplit(history: readonly ChatMessage[], o: SplitOptions): Split {
   const { messages: pruned, count } = pruneOldToolOutputs(history, o.protectLastN, o.tailBudget);
   const split = splitWithBudget(pruned, o, o.tailBudget, count);
-  if (!o.force || middleOf(split).length > 0) return split;
+  if (hasMiddle(split)) return split;
+  const afterHead = history.slice(split.headEnd).reduce((n, m) => n + messageTokens(m), 0);
+  if (!o.force && afterHead <= o.tailBudget) return split;
   return splitWithBudget(pruned, o, 0, count);
 }

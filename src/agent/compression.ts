@@ -6,7 +6,7 @@ import { LlmError, type LlmClient } from "../llm/types.ts";
 import { compressionThreshold } from "./compression-threshold.ts";
 import { fixToolPairs } from "./compression-pairs.ts";
 import summariserPrompt from "./compression-prompt.md" with { type: "text" };
-import { middleOf, planSplit, TODO_NOTE_HEADER } from "./compression-split.ts";
+import { hasMiddle, middleOf, planSplit, TODO_NOTE_HEADER } from "./compression-split.ts";
 import { renderTranscript, summaryTargetTokens, summaryUserMessage } from "./compression-transcript.ts";
 import type { ChatMessage } from "./messages.ts";
 import { textOf } from "./messages.ts";
@@ -44,7 +44,10 @@ export type CompressHistoryInput = {
   signal: AbortSignal;
   todos?: CompressionTodo[];
   onSummaryChunk?: (text: string) => void;
-  /** /compact: when the budgeted tail covers everything, keep only the minimal tail and summarise the rest. */
+  /**
+   * /compact: compress even a history that already fits in the tail budget (keeping only the minimal
+   * tail). Without it such a history is "Nothing to compress"; larger ones always make progress.
+   */
   force?: boolean;
 };
 
@@ -164,15 +167,15 @@ export async function compressHistory(input: CompressHistoryInput): Promise<Comp
     tailBudget: tailTokenBudget(s),
     force: input.force ?? false,
   });
-  const middle = middleOf(split, history); // the unpruned originals: the summariser sees full outputs
-  if (middle.length === 0) {
+  if (!hasMiddle(split)) {
     return { ok: false, error: "Nothing to compress: the conversation already fits in the protected head and tail." };
   }
   if (input.signal.aborted) return { ok: false, error: failureText(undefined, input.signal) };
 
   let summary: string;
   try {
-    summary = await summarise(input, middle, split.liftedUser !== null);
+    // The unpruned originals: the summariser sees full tool outputs.
+    summary = await summarise(input, middleOf(split, history), split.liftedUser !== null);
   } catch (e) {
     return { ok: false, error: failureText(e, input.signal) };
   }

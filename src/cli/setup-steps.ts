@@ -50,15 +50,31 @@ export function existingKey(provider: ProviderInfo, envText: string, env: EnvLik
   return undefined;
 }
 
+/** config.yaml already holds model.api_key for this same provider (setup keeps it then). */
+function configHasKeyFor(configText: string, provider: ProviderInfo): boolean {
+  const doc = parseDocument(configText);
+  if (doc.errors.length > 0) return false;
+  const model = doc.get("model", true);
+  if (!isMap(model)) return false;
+  const configured = scalarText(model.get("provider", true));
+  const key = scalarText(model.get("api_key", true))?.trim();
+  return Boolean(key) && configured !== undefined && normaliseProviderId(configured) === provider.id;
+}
+
 /**
  * Checks the answers and names what is wrong in words for the user. A key already in .env (or `env`) satisfies
  * a provider that needs one, so setup can switch models without re-entering it.
  */
-export function validateAnswers(answers: SetupAnswers, envText = "", env: EnvLike = {}): { ok: true; provider: ProviderInfo } | { ok: false; error: string } {
+export function validateAnswers(
+  answers: SetupAnswers,
+  envText = "",
+  env: EnvLike = {},
+  configText = "",
+): { ok: true; provider: ProviderInfo } | { ok: false; error: string } {
   const provider = findProvider(answers.provider);
   if (!provider) return { ok: false, error: `Unknown provider "${answers.provider}". Use one of: ${knownIds()}.` };
   const key = answers.apiKey?.trim();
-  if (!key && provider.requiresKey && !existingKey(provider, envText, env)) {
+  if (!key && provider.requiresKey && !existingKey(provider, envText, env) && !configHasKeyFor(configText, provider)) {
     return { ok: false, error: `Provider "${provider.id}" (${provider.label}) needs an API key (--api-key or ${provider.keyEnv[0] ?? "its key variable"}).` };
   }
   if (key && /[\r\n]/.test(key)) return { ok: false, error: "The API key must be a single line." };
@@ -71,7 +87,7 @@ export function validateAnswers(answers: SetupAnswers, envText = "", env: EnvLik
 }
 
 export function applySetup(answers: SetupAnswers, current: SetupFiles, env: EnvLike = {}): SetupResult {
-  const valid = validateAnswers(answers, current.envText, env);
+  const valid = validateAnswers(answers, current.envText, env, current.configText);
   if (!valid.ok) return valid;
   const provider = valid.provider;
   const key = answers.apiKey?.trim();

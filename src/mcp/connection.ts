@@ -1,10 +1,8 @@
 // One live MCP client: connects once, lists the tools, runs calls, and records why it stopped working.
 // It never throws out of connecting: a server that cannot start is a status, not a session failure.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, type CallToolResult, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool as McpToolDef } from "@modelcontextprotocol/sdk/types.js";
 import { log } from "../util/log.ts";
 import { VERSION } from "../version.ts";
 import { describeSpec, type McpServerSpec } from "./server-spec.ts";
@@ -22,6 +20,8 @@ const MAX_TOOL_PAGES = 50;
 /** How long a failed start waits for the exit status and last stderr lines that explain it. */
 const STARTUP_EXIT_WAIT_MS = 500;
 
+class ConnectTimeoutError extends Error {}
+
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -37,14 +37,13 @@ export class McpConnection {
   #state: ConnectionState = { state: "connecting" };
   #tools: McpToolDef[] = [];
   readonly #client: Client;
-  readonly #transport: Transport;
+  #transport: Transport | undefined;
   #closing = false;
 
   constructor(
     readonly key: string,
     readonly spec: McpServerSpec,
   ) {
-    this.#transport = createTransport(spec);
     this.#client = new Client(
       { name: "hermes-acp", version: VERSION },
       {
@@ -60,6 +59,8 @@ export class McpConnection {
       },
     );
     this.#client.onclose = () => this.#onClosed();
+    // Stray stdout lines and dropped SSE streams land here; calls report their own failures.
+    this.#client.onerror = (error) => log.debug(`MCP server '${spec.name}': ${error.message}`);
     this.ready = this.#connect();
   }
 
@@ -80,7 +81,7 @@ export class McpConnection {
     const { connectTimeoutMs } = this.spec;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${connectTimeoutMs / 1000} s`)), connectTimeoutMs);
+      timer = setTimeout(() => reject(new ConnectTimeoutError()), connectTimeoutMs);
     });
     try {
       await Promise.race([this.#handshake(), timeout]);
@@ -90,9 +91,11 @@ export class McpConnection {
         log.info(`MCP server '${this.spec.name}' connected: ${this.#tools.length} tool(s)`);
       }
     } catch (e) {
-      if (this.#transport instanceof GroupStdioTransport) await this.#transport.settle(STARTUP_EXIT_WAIT_MS);
+      if (this.#transport instanceof GroupStdioTransport && !(e instanceof ConnectTimeoutError)) {
+        await this.#transport.settle(STARTUP_EXIT_WAIT_MS);
+      }
       this.#fail(this.#explainStartFailure(e));
-      await this.#transport.close().catch(() => undefined);
+      await this.#transport?.close().catch(() => undefined);
     } finally {
       clearTimeout(timer);
     }
@@ -100,7 +103,10 @@ export class McpConnection {
 
   async #handshake(): Promise<void> {
     const options = { timeout: this.spec.connectTimeoutMs };
-    await this.#client.connect(this.#transport, options);
+    const transport = await createTransport(this.spec);
+    this.#transport = transport;
+    if (this.#closing) throw new Error("closed while connecting");
+    await this.#client.connect(transport, options);
     const tools: McpToolDef[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -114,14 +120,14 @@ export class McpConnection {
 
   #explainStartFailure(e: unknown): string {
     const t = this.#transport;
-    if (t instanceof GroupStdioTransport) {
-      if (t.pid === undefined) return `could not start '${this.spec.transport === "stdio" ? this.spec.command : ""}': ${errorText(e)}`;
-      const exit = t.exitDescription;
-      const stderr = lastLines(t.stderrTail);
-      if (exit) return `exited during startup (${exit})${stderr ? `: ${stderr}` : ""}`;
-      return `${errorText(e)}${stderr ? ` (stderr: ${stderr})` : ""}`;
-    }
-    return `${describeSpec(this.spec)}: ${errorText(e)}`;
+    const timedOut = e instanceof ConnectTimeoutError || (e instanceof McpError && e.code === ErrorCode.RequestTimeout);
+    const why = timedOut ? `no answer within ${this.spec.connectTimeoutMs / 1000} s` : errorText(e);
+    if (!(t instanceof GroupStdioTransport)) return `${describeSpec(this.spec)}: ${why}`;
+    if (t.pid === undefined) return `could not start '${describeSpec(this.spec)}': ${why}`;
+    const stderr = lastLines(t.stderrTail);
+    const exit = timedOut ? undefined : t.exitDescription;
+    if (exit) return `exited during startup (${exit})${stderr ? `: ${stderr}` : ""}`;
+    return `${why}${stderr ? ` (stderr: ${stderr})` : ""}`;
   }
 
   #fail(reason: string): void {
@@ -135,8 +141,9 @@ export class McpConnection {
     if (this.#closing) return;
     const t = this.#transport;
     if (this.#state.state === "connected") {
-      const exit = t instanceof GroupStdioTransport ? t.exitDescription : undefined;
-      const stderr = t instanceof GroupStdioTransport ? lastLines(t.stderrTail, 2) : "";
+      if (!(t instanceof GroupStdioTransport)) return this.#fail("the server closed the connection");
+      const exit = t.exitDescription;
+      const stderr = lastLines(t.stderrTail, 2);
       this.#fail(`server stopped${exit ? ` (${exit})` : ""}${stderr ? `: ${stderr}` : ""}`);
     }
   }
@@ -163,17 +170,22 @@ export class McpConnection {
     } catch (e) {
       log.debug(`closing MCP server '${this.spec.name}' raised`, e);
     }
-    await this.#transport.close().catch(() => undefined);
+    await this.#transport?.close().catch(() => undefined);
   }
 }
 
-function createTransport(spec: McpServerSpec): Transport {
+/** HTTP and SSE client code (and the eventsource package) load only when a remote server is used. */
+async function createTransport(spec: McpServerSpec): Promise<Transport> {
   switch (spec.transport) {
     case "stdio":
       return new GroupStdioTransport(spec);
-    case "http":
+    case "http": {
+      const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
       return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
-    case "sse":
+    }
+    case "sse": {
+      const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
       return new SSEClientTransport(new URL(spec.url), { requestInit: { headers: spec.headers } });
+    }
   }
 }

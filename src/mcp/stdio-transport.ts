@@ -18,6 +18,7 @@ const STDERR_TAIL_CHARS = 2000;
 /** After stdin closes, how long a polite server gets to exit before SIGTERM, then SIGKILL. */
 const EXIT_GRACE_MS = 300;
 const TERM_GRACE_MS = 1000;
+const STDERR_DRAIN_MS = 100;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -42,6 +43,8 @@ export class GroupStdioTransport implements Transport {
   #closed = false;
   #closing: Promise<void> | undefined;
   #stderrDone: Promise<void> = Promise.resolve();
+  /** Set just before we signal the group: a death by signal after that is ours, not a crash. */
+  #signalled = false;
 
   constructor(private readonly spec: StdioServerSpec) {}
 
@@ -60,7 +63,7 @@ export class GroupStdioTransport implements Transport {
    */
   async settle(ms: number): Promise<void> {
     const proc = this.#proc;
-    if (!proc) return;
+    if (!proc || this.#signalled) return;
     await Promise.race([Promise.all([proc.exited, this.#stderrDone]), sleep(ms)]);
   }
 
@@ -69,10 +72,11 @@ export class GroupStdioTransport implements Transport {
     this.#stderrTail = "";
   }
 
-  /** Exit code (or signal) once the process has ended. */
+  /** Exit code (or signal) once the process has ended, unless it died of our own signal. */
   get exitDescription(): string | undefined {
     const proc = this.#proc;
-    if (!proc || proc.exitCode === null && proc.signalCode === null) return undefined;
+    if (!proc || (proc.exitCode === null && proc.signalCode === null)) return undefined;
+    if (proc.signalCode && this.#signalled) return undefined;
     return proc.signalCode ? `killed by ${proc.signalCode}` : `exit code ${proc.exitCode}`;
   }
 
@@ -118,6 +122,8 @@ export class GroupStdioTransport implements Transport {
     }
     // stdout closes when the server exits (or closes it): the connection is over either way.
     await this.#proc?.exited;
+    // Its last words explain a crash; a grandchild holding stderr open must not stall us.
+    await Promise.race([this.#stderrDone, sleep(STDERR_DRAIN_MS)]);
     this.#finish();
   }
 
@@ -173,6 +179,7 @@ export class GroupStdioTransport implements Transport {
     }
     await Promise.race([proc.exited, sleep(EXIT_GRACE_MS)]);
     if (isProcessGroupAlive(pid)) {
+      this.#signalled = true;
       killProcessGroup(pid, "SIGTERM");
       // Wait for the leader only: orphaned members may linger as zombies until init reaps them.
       await Promise.race([proc.exited, sleep(TERM_GRACE_MS)]);

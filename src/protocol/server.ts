@@ -23,6 +23,7 @@ import { toUserInput } from "./content.ts";
 import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
 import { paginate } from "./pagination.ts";
 import { switchModel } from "../session/switch-model.ts";
+import { refreshModelChoices } from "../session/model-choices.ts";
 import { startTurn } from "../session/start-turn.ts";
 
 export type ServerOptions = {
@@ -80,6 +81,8 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
             update: { sessionUpdate: "available_commands_update", availableCommands: availableCommands() },
           });
           await session.emitUsage();
+          // The picker was built from the cache; refresh it from the providers and re-announce if it changed.
+          if (services.env.HERMES_ACP_MODEL_REFRESH !== "off" && (await refreshModelChoices(session))) await session.announceConfigOptions();
         } catch (e) {
           log.debug("post-response updates failed", e);
         }

@@ -19,6 +19,7 @@ import type { SessionSettings } from "./settings.ts";
 import { settingsToModelConfig } from "./settings.ts";
 import type { UserInput } from "../protocol/content.ts";
 import { estimateTokens } from "../agent/tokens.ts";
+import { catalogContextLength } from "./model-choices.ts";
 import { rebuildTodosFromHistory, todoStoreOf } from "../tools/todo-store.ts";
 import { processRegistry } from "../tools/process-registry.ts";
 
@@ -182,10 +183,17 @@ export class LiveSession {
     });
   }
 
+  currentRuntime(): Runtime | undefined {
+    const resolved = this.resolveRuntime();
+    return resolved.ok ? resolved.runtime : undefined;
+  }
+
   contextSize(runtime?: Runtime): number {
+    const r = runtime ?? this.currentRuntime();
+    if (r?.contextLength) return r.contextLength;
     const cfg = this.services.config();
     const fromConfig = cfg.ok ? modelSettings(cfg.config).contextLength : undefined;
-    return runtime?.contextLength ?? fromConfig ?? DEFAULT_CONTEXT;
+    return fromConfig ?? (r ? catalogContextLength(this, r.provider, r.model) : undefined) ?? DEFAULT_CONTEXT;
   }
 
   maxIterations(): number {

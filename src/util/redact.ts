@@ -25,7 +25,8 @@ export function redact(text: string, extraSecrets: string[] = secretValues()): s
   let out = text;
   for (const s of extraSecrets) if (s && out.includes(s)) out = out.split(s).join("***");
   for (const re of KEY_SHAPES) {
-    out = out.replace(re, (_m, a: string, b?: string) => (b ? `${a}***` : "***"));
+    // With one group, replace() passes the match offset (a number) as the third argument.
+    out = out.replace(re, (_m, a: string, b: unknown) => (typeof b === "string" ? `${a}***` : "***"));
   }
   return out;
 }

@@ -84,7 +84,9 @@ export async function runTranscript(t: Transcript, llm: FakeLlmServer): Promise<
   const cwd = tempDir("hermes-transcript-");
   let home = join(tempDir(), "hermes");
   const config = t.config === "fake-provider" ? fakeProviderConfig(llm.url) : "";
-  const open = async (h?: string) => startHarness({ config, ...(h ? { home: h } : {}), ...(t.env ? { env: t.env } : {}) });
+  // The picker's background refresh would race the recorded frames; it has its own test.
+  const env = { HERMES_ACP_MODEL_REFRESH: "off", ...t.env };
+  const open = async (h?: string) => startHarness({ config, ...(h ? { home: h } : {}), env });
   let h: Harness = await open();
   home = h.home;
   const frames: unknown[] = [];
@@ -104,7 +106,7 @@ export async function runTranscript(t: Transcript, llm: FakeLlmServer): Promise<
     await Bun.sleep(30);
     frames.push(...h.peer.received.splice(0));
     // What reached the model matters too (e.g. the model name after a switch).
-    for (const r of llm.requests.slice(seenRequests)) frames.push({ llmRequest: { model: r.model, messages: r.messages.length } });
+    for (const r of llm.requests.slice(seenRequests).filter((x) => x.path.endsWith("/chat/completions"))) frames.push({ llmRequest: { model: r.model, messages: r.messages.length } });
     seenRequests = llm.requests.length;
   };
   const fill = (v: unknown): unknown => JSON.parse(JSON.stringify(v).split("<cwd>").join(cwd));

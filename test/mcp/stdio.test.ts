@@ -90,6 +90,7 @@ describe("stdio MCP server", () => {
     expect(crashed.failed).toBe(true);
     expect(crashed.output).toContain("MCP server 'echo' stopped while running 'crash'");
     expect(crashed.output).toContain("exit code 3");
+    expect(crashed.output).toContain("fatal: fixture crashed");
     expect(crashed.output).not.toContain("echo-fixture ready"); // startup stderr is not the crash's cause
 
     const later = await run(byName(att.tools(), "mcp_echo_echo"), { text: "x" });
@@ -166,7 +167,7 @@ describe("stdio MCP server", () => {
     );
     const status = att.status();
     expect(status.map((s) => [s.name, s.state])).toEqual([["missing", "failed"], ["dies", "failed"], ["good", "connected"], ["broken", "failed"]]);
-    expect(status[0]?.detail).toContain("could not start '/nonexistent/mcp-server-xyz'");
+    expect(status[0]?.detail).toContain("could not start '/nonexistent/mcp-server-xyz");
     expect(status[1]?.detail).toContain("exit code 2");
     expect(status[1]?.detail).toContain("boom: bad token");
     expect(att.tools().every((t) => t.name.startsWith("mcp_good_"))).toBe(true);

@@ -23,6 +23,29 @@ async function start() {
 }
 
 describe("models and options", () => {
+  test("the picker lists the provider's live models after a refresh, and falls back quietly when the models endpoint is down", async () => {
+    llm.models = ["fake-model", "live-a", "live-b"];
+    llm.modelsFailure = null;
+    const { h, sessionId } = await start();
+    const update = await h.peer.waitFor((m) => ((m.params as Json | undefined)?.update as Json | undefined)?.sessionUpdate === "config_option_update");
+    const picker = (((update.params as Json).update as Json).configOptions as Json[]).find((o) => o.id === "model")!;
+    const values = (picker.options as Json[]).flatMap((g) => (g.options as Json[]).map((o) => o.value));
+    expect(values).toContain("custom:live-a");
+    expect(values[0]).toBe("custom:fake-model");
+
+    llm.modelsFailure = 500;
+    const h2 = await startHarness({ config: fakeProviderConfig(llm.url) });
+    harnesses.push(h2);
+    await h2.peer.call("initialize", INIT);
+    const r2 = await h2.peer.call("session/new", { cwd: tempDir(), mcpServers: [] });
+    const picker2 = (r2.configOptions as Json[]).find((o) => o.id === "model")!;
+    expect(JSON.stringify(picker2)).toContain("custom:fake-model");
+    await Bun.sleep(200);
+    expect(h2.peer.received.some((m) => "error" in m)).toBe(false);
+    llm.modelsFailure = null;
+    void sessionId;
+  });
+
   test("responses carry the legacy models state too; session/set_model switches the next request's model and persists", async () => {
     const { h, r, sessionId } = await start();
     expect(r.models).toMatchObject({ currentModelId: "custom:fake-model" });

@@ -33,7 +33,7 @@ describe("session lifecycle", () => {
     expect(r.modes).toMatchObject({ currentModeId: "default" });
     expect((r.modes as { availableModes: { id: string }[] }).availableModes.map((m) => m.id)).toEqual(["default", "accept_edits", "dont_ask"]);
     const options = r.configOptions as Json[];
-    expect(options.map((o) => o.category)).toEqual(["mode", "model"]);
+    expect(options.map((o) => o.category)).toEqual(["mode", "model", "thought_level"]);
     expect(options[1]).toMatchObject({ currentValue: "custom:fake-model" });
     expect((r._meta as Json).hermes).toMatchObject({ sessionProvenance: { acpSessionId: r.sessionId, sessionKind: "root", compressionDepth: 0 } });
 
@@ -91,7 +91,7 @@ describe("session lifecycle", () => {
     await h.peer.waitFor((m) => ((m.params as Json | undefined)?.update as Json | undefined)?.currentModeId === "accept_edits");
     const r = await h.peer.call("session/set_config_option", { sessionId, configId: "mode", value: "dont_ask" });
     expect((r.configOptions as Json[])[0]).toMatchObject({ id: "mode", currentValue: "dont_ask" });
-    expect((r.configOptions as Json[]).length).toBe(2);
+    expect((r.configOptions as Json[]).length).toBe(3);
     expect((await h.peer.request("session/set_config_option", { sessionId, configId: "nope", value: "x" })).error?.code).toBe(-32602);
 
     const h2 = await start({ home: h.home });

@@ -52,7 +52,7 @@ export class FuzzGenerator {
     if (r < 0.6) return this.finish(this.mutate(this.request()), "mutated");
     if (r < 0.7) return this.finish(this.unknownMethod(), "unknown-method");
     if (r < 0.78) return this.finish(this.notification(), "notification");
-    if (r < 0.9) return { ...this.textual(), label: "textual" };
+    if (r < 0.9) return this.textual();
     if (r < 0.95) return this.finish(this.oddValue(), "odd-value");
     return this.finish(this.envelope(), "envelope");
   }
@@ -229,7 +229,7 @@ export class FuzzGenerator {
     else if (r < 0.8) line = base + base;
     else if (r < 0.9) line = Array.from({ length: this.rng.int(1, 200) }, () => String.fromCharCode(this.rng.int(1, 0xd7ff))).join("").replace(/[\n]/g, " ");
     else line = "[".repeat(this.rng.pick([10, 1000, 100_000]));
-    return { line, expect: classify(line) };
+    return { line, expect: classify(line), label: "textual" };
   }
 }
 
