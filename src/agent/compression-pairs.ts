@@ -11,7 +11,7 @@ export type PairFix = { messages: ChatMessage[]; droppedResults: number; stubbed
  * (where providers expect it), and gives every call left without a result a stub at the end of that
  * run. Returns copies; the input is not mutated.
  */
-export function fixToolPairs(messages: readonly ChatMessage[]): PairFix {
+export function fixToolPairs(messages: readonly ChatMessage[], stub = MISSING_RESULT_STUB): PairFix {
   const out: ChatMessage[] = [];
   let droppedResults = 0;
   let stubbedCalls = 0;
@@ -19,7 +19,7 @@ export function fixToolPairs(messages: readonly ChatMessage[]): PairFix {
   let open: ToolCall[] = [];
   const closeRun = () => {
     for (const call of open) {
-      out.push({ role: "tool", content: MISSING_RESULT_STUB, tool_call_id: call.id, tool_name: call.function.name });
+      out.push({ role: "tool", content: stub, tool_call_id: call.id, tool_name: call.function.name });
       stubbedCalls++;
     }
     open = [];

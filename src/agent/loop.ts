@@ -5,6 +5,7 @@ import type { EventSink } from "./events.ts";
 import type { StopReason } from "./stop-reason.ts";
 import { isAbortError } from "./stop-reason.ts";
 import { runToolCall, type ToolRunner } from "./tool-call.ts";
+import { fixToolPairs } from "./compression-pairs.ts";
 
 export type LoopDeps = {
   llm: LlmClient;
@@ -24,6 +25,10 @@ export type LoopDeps = {
   /** Guidance sent with /steer while the turn runs, taken before each model call. */
   takeSteering(): string[];
   newMessageId(): string;
+  /** Runs before each model call with the last prompt size (e.g. to compress the context). */
+  beforeModelCall?(promptTokens: number | undefined): Promise<void>;
+  /** The provider said the context is too long: shrink it and return true to retry once. */
+  onContextOverflow?(error: LlmError): Promise<boolean>;
   /** Makes a provider tool-call id unique within the session (some servers reuse `call_0`). */
   uniqueToolCallId(id: string): string;
 };
@@ -31,6 +36,7 @@ export type LoopDeps = {
 export type LoopResult = { stopReason: StopReason; usage?: Usage; error?: LlmError };
 
 const CANCELLED_RESULT = "Cancelled by the user before this tool ran.";
+const INTERRUPTED_RESULT = "[No result: the agent stopped before this tool finished.]";
 
 /** One prompt turn: model → tool calls → results → model … until the model stops or a limit is hit. */
 export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
@@ -46,6 +52,8 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
       push({ role: "user", content: `[User guidance while you work] ${guidance}` });
     }
     if (signal.aborted) return { stopReason: "cancelled", usage };
+    await deps.beforeModelCall?.(usage?.promptTokens);
+    if (signal.aborted) return { stopReason: "cancelled", usage };
 
     const messageId = deps.newMessageId();
     let text = "";
@@ -57,6 +65,10 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
       if (signal.aborted || isAbortError(e)) {
         if (text || reasoning) push(assistant(text, reasoning, [], "cancelled"));
         return { stopReason: "cancelled", usage };
+      }
+      if (e instanceof LlmError && !text && !reasoning && (await deps.onContextOverflow?.(e))) {
+        iteration--; // the same request again, on the compressed context
+        continue;
       }
       if (e instanceof LlmError) return { stopReason: "end_turn", usage, error: e };
       return { stopReason: "end_turn", usage, error: new LlmError("stream", e instanceof Error ? e.message : String(e)) };
@@ -77,8 +89,7 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
         for (const skipped of toolCalls.slice(i)) push(toolMessage(skipped, CANCELLED_RESULT));
         return { stopReason: "cancelled", usage };
       }
-      const outcome = await runToolCall(call, deps.runner, sink, signal);
-      push(toolMessage(call, outcome.output));
+      const outcome = await runToolCall(call, deps.runner, sink, signal, (output) => push(toolMessage(call, output)));
       if (outcome.cancelled) {
         for (const skipped of toolCalls.slice(i + 1)) push(toolMessage(skipped, CANCELLED_RESULT));
         return { stopReason: "cancelled", usage };
@@ -92,7 +103,8 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
 async function collect(deps: LoopDeps, messageId: string, onText: (t: string) => void, onReasoning: (t: string) => void) {
   const request = {
     model: deps.model,
-    messages: [{ role: "system" as const, content: deps.systemPrompt }, ...deps.history],
+    // A crash or kill can leave a tool call without its result; providers reject such a history.
+    messages: [{ role: "system" as const, content: deps.systemPrompt }, ...fixToolPairs(deps.history, INTERRUPTED_RESULT).messages],
     tools: deps.tools,
     ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}),
     ...(deps.reasoningEffort ? { reasoningEffort: deps.reasoningEffort } : {}),

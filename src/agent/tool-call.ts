@@ -17,7 +17,14 @@ export type ToolCallOutcome = { output: string; cancelled: boolean };
  * Shows the card, runs the call, closes the card. Returns what the model reads, and whether the
  * user cancelled (a cancelled permission answer ends the turn like session/cancel).
  */
-export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: EventSink, signal: AbortSignal): Promise<ToolCallOutcome> {
+export async function runToolCall(
+  call: ToolCall,
+  runner: ToolRunner,
+  sink: EventSink,
+  signal: AbortSignal,
+  /** Stores the result; called before the card says "done", so nothing the user saw finish is lost in a crash. */
+  record: (output: string) => void,
+): Promise<ToolCallOutcome> {
   const name = call.function.name;
   const args = coerceArgs(call.function.arguments);
   const toolCallId = call.id;
@@ -34,6 +41,7 @@ export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: Even
 
   const parsed = runner.parse(call);
   if (!parsed.ok) {
+    record(parsed.error);
     await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: parsed.error }] });
     return { output: parsed.error, cancelled: false };
   }
@@ -44,14 +52,17 @@ export async function runToolCall(call: ToolCall, runner: ToolRunner, sink: Even
     result = await runner.run(call, parsed.args, signal);
   } catch (e) {
     if (signal.aborted || isAbortError(e)) {
+      record("Cancelled by the user while this tool was running.");
       await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: "Cancelled." }] });
       return { output: "Cancelled by the user while this tool was running.", cancelled: true };
     }
     const message = `Error executing tool '${name}': ${e instanceof Error ? e.message : String(e)}`;
+    record(message);
     await sink.emit({ type: "tool_end", toolCallId, status: "failed", content: [{ type: "text", text: message }] });
     return { output: message, cancelled: false };
   }
 
+  record(result.output);
   const shown = toolCompletion(name, args, result.output, { failed: result.failed });
   await sink.emit({
     type: "tool_end",

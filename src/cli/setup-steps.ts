@@ -29,11 +29,6 @@ export type SetupPlan = {
 
 export type SetupResult = SetupPlan | { ok: false; error: string };
 
-/** Providers whose key is optional (local servers, custom endpoints). */
-export function keyIsOptional(provider: ProviderInfo): boolean {
-  return !provider.requiresKey;
-}
-
 /** `custom` has no default endpoint; local servers have one the user may want to change. */
 export function needsBaseUrl(provider: ProviderInfo): "required" | "optional" | "no" {
   if (!provider.baseUrl) return "required";
@@ -44,10 +39,22 @@ export function needsBaseUrl(provider: ProviderInfo): "required" | "optional" | 
 export function existingKey(provider: ProviderInfo, envText: string, env: EnvLike = {}): string | undefined {
   const fromFile = parseDotEnv(envText);
   for (const name of provider.keyEnv) {
-    const value = (fromFile[name] ?? env[name])?.trim();
+    const value = fromFile[name]?.trim() || env[name]?.trim();
     if (value) return value;
   }
   return undefined;
+}
+
+/** The provider and model config.yaml names now (the wizard's defaults); empty when unset or unreadable. */
+export function currentChoice(configText: string): { provider?: string; model?: string } {
+  const doc = parseDocument(configText);
+  if (doc.errors.length > 0) return {};
+  const model = doc.get("model", true);
+  if (isScalar(model) && typeof model.value === "string") return { model: model.value };
+  if (!isMap(model)) return {};
+  const provider = scalarText(model.get("provider", true));
+  const name = scalarText(model.get("default", true)) ?? scalarText(model.get("model", true)) ?? scalarText(model.get("name", true));
+  return { ...(provider ? { provider: normaliseProviderId(provider) } : {}), ...(name ? { model: name } : {}) };
 }
 
 /** config.yaml already holds model.api_key for this same provider (setup keeps it then). */

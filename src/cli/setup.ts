@@ -7,9 +7,9 @@ import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } fro
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { hermesHome, hermesPaths, type EnvLike, type HermesPaths } from "../config/paths.ts";
-import { PROVIDERS, findProvider, normaliseProviderId } from "../llm/providers.ts";
+import { PROVIDERS, findProvider } from "../llm/providers.ts";
 import { runCheck } from "./check.ts";
-import { applySetup, editorSnippets, existingKey, needsBaseUrl, type SetupAnswers, type SetupFiles } from "./setup-steps.ts";
+import { applySetup, currentChoice, editorSnippets, existingKey, needsBaseUrl, type SetupAnswers, type SetupFiles } from "./setup-steps.ts";
 
 export type SetupOptions = { provider?: string; apiKey?: string; baseUrl?: string; model?: string; env?: EnvLike };
 
@@ -106,16 +106,21 @@ const OTHER = "\u0000other";
 async function ask(paths: HermesPaths, current: SetupFiles, env: EnvLike): Promise<SetupAnswers | undefined> {
   const controller = new AbortController();
   const onEnd = () => controller.abort();
+  // In raw mode Ctrl-D arrives as a byte, not as EOF; treat it like a closed terminal.
+  const onData = (chunk: Buffer | string) => {
+    if (typeof chunk === "string" ? chunk.includes("\u0004") : chunk.includes(4)) controller.abort();
+  };
   process.stdin.once("end", onEnd);
+  process.stdin.on("data", onData);
   const signal = controller.signal;
   try {
     intro(`Hermes setup — settings go to ${paths.home}`);
-    const configured = /^\s+provider:\s*["']?([\w:.-]+)/m.exec(current.configText)?.[1];
+    const before = currentChoice(current.configText);
     const providerId = await select({
       signal,
       message: "Model provider",
       options: PROVIDERS.map((p) => ({ value: p.id, label: p.label, hint: p.local ? "runs on this machine" : p.keyEnv[0] })),
-      initialValue: configured ? normaliseProviderId(configured) : "openrouter",
+      initialValue: before.provider && PROVIDERS.some((p) => p.id === before.provider) ? before.provider : "openrouter",
       maxItems: 12,
     });
     if (isCancel(providerId)) return undefined;
@@ -162,7 +167,7 @@ async function ask(paths: HermesPaths, current: SetupFiles, env: EnvLike): Promi
         signal,
         message: "Model",
         options: [...models.map((m) => ({ value: m, label: m })), { value: OTHER, label: "other…" }],
-        initialValue: provider.defaultModel ?? models[0],
+        initialValue: before.provider === provider.id && before.model && models.includes(before.model) ? before.model : (provider.defaultModel ?? models[0]),
         maxItems: 12,
       });
       if (isCancel(model)) return undefined;
@@ -175,6 +180,7 @@ async function ask(paths: HermesPaths, current: SetupFiles, env: EnvLike): Promi
     return answers;
   } finally {
     process.stdin.off("end", onEnd);
+    process.stdin.off("data", onData);
   }
 }
 

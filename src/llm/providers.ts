@@ -223,3 +223,24 @@ export function providerLabel(id: string): string {
   if (normalised.startsWith("custom:")) return `Custom (${normalised.slice("custom:".length)})`;
   return findProvider(normalised)?.label ?? normalised;
 }
+
+/** Every env variable that holds a provider credential (kept out of the commands the agent runs). */
+export const PROVIDER_SECRET_ENV: ReadonlySet<string> = new Set([
+  ...PROVIDERS.flatMap((p) => p.keyEnv),
+  "HERMES_API_KEY",
+  "OPENROUTER_API_KEY",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_TOKEN",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "OPENAI_API_KEY",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+  "KIMI_API_KEY",
+  "GLM_API_KEY",
+  "ZAI_API_KEY",
+  "MINIMAX_API_KEY",
+  "HF_TOKEN",
+  "NVIDIA_API_KEY",
+  "OLLAMA_API_KEY",
+  "DASHSCOPE_API_KEY",
+]);

@@ -12,7 +12,8 @@ export type FrontHandlers = {
 };
 
 const encoder = new TextEncoder();
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** The SDK's own limit (DEFAULT_MAX_MESSAGE_BYTES): it closes the stream on anything longer, so we refuse first. */
+const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 type Frame = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 
@@ -82,7 +83,15 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
       const p = parse(line);
       if (p.ok && p.frame.method === "initialize") return answerInitialize(p.frame);
     }
-    toApp?.enqueue(encoder.encode(`${line}\n`));
+    if (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) >= MAX_LINE_BYTES) {
+      write(errorLine(null, -32600, "Invalid request: message too large"));
+      return;
+    }
+    try {
+      toApp?.enqueue(encoder.encode(`${line}\n`));
+    } catch {
+      // The app's stream is closed (shutting down): nothing left to answer with.
+    }
   };
   const onLine = (line: string) => {
     queue = queue.then(() => handleLine(line));
@@ -90,19 +99,23 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
 
   const decoder = new TextDecoder();
   let buffer = "";
+  // After an oversized line, skip to its end instead of buffering it.
+  let discarding = false;
   for await (const chunk of input) {
     buffer += decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buffer.indexOf("\n")) >= 0) {
-      onLine(buffer.slice(0, nl));
+      if (discarding) discarding = false;
+      else onLine(buffer.slice(0, nl));
       buffer = buffer.slice(nl + 1);
     }
     if (buffer.length > MAX_LINE_BYTES) {
-      write(errorLine(null, -32600, "Invalid request: message too large"));
+      if (!discarding) queue = queue.then(() => write(errorLine(null, -32600, "Invalid request: message too large")));
+      discarding = true;
       buffer = "";
     }
   }
-  onLine(buffer);
+  if (!discarding) onLine(buffer);
   await queue;
   toApp?.close();
   if (app) await (await app).closed;

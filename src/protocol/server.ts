@@ -124,7 +124,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const s = sessions(ctx).create(params.cwd);
         log.info(`New session ${s.id} in ${s.cwd}`);
         announce(s);
-        return { sessionId: s.id, ...sessionResponse(s, sessions(ctx).provenance(s)) };
+        return { sessionId: s.id, ...sessionResponse(s, s.provenanceMeta()) };
       }),
     )
     .onRequest(
@@ -139,7 +139,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
           log.warn(`ACP history replay raised during session/load for ${s.id} — load will still succeed, partial transcript may be missing`, e);
         }
         announce(s);
-        return sessionResponse(s, m.provenance(s));
+        return sessionResponse(s, s.provenanceMeta());
       }),
     )
     .onRequest(
@@ -149,7 +149,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
         announce(s);
-        return sessionResponse(s, m.provenance(s));
+        return sessionResponse(s, s.provenanceMeta());
       }),
     )
     .onRequest(

@@ -19,7 +19,11 @@ import type { SessionSettings } from "./settings.ts";
 import { settingsToModelConfig } from "./settings.ts";
 import type { UserInput } from "../protocol/content.ts";
 import { estimateTokens } from "../agent/tokens.ts";
+import { DomainError } from "./errors.ts";
 import { catalogContextLength } from "./model-choices.ts";
+import { sessionProvenance } from "./provenance.ts";
+import { compactSession, maybeCompact } from "./compaction.ts";
+import { isContextLengthError } from "../agent/compression.ts";
 import { rebuildTodosFromHistory, todoStoreOf } from "../tools/todo-store.ts";
 import { processRegistry } from "../tools/process-registry.ts";
 
@@ -50,6 +54,7 @@ export class LiveSession {
   private chain: Promise<unknown> = Promise.resolve();
   private cancelEpoch = 0;
   private current: AbortController | null = null;
+  private disposed = false;
   private steering: string[] = [];
   private pending = 0;
   private readonly toolCallIds = new Set<string>();
@@ -93,13 +98,16 @@ export class LiveSession {
     return this.current !== null;
   }
 
-  /** Prompts wait their turn; each gets its own stop reason, in order. */
+  /** Prompts wait their turn; each gets its own stop reason, in order. A closed session takes none. */
   enqueue(run: (signal: AbortSignal) => Promise<StopReason>): Promise<StopReason> {
+    if (this.disposed) {
+      return Promise.reject(new DomainError("SESSION_NOT_FOUND", `Session not found or closed: ${this.id}`, { sessionId: this.id }));
+    }
     const epoch = this.cancelEpoch;
     this.pending++;
     const result = this.chain.then(async () => {
       this.pending--;
-      if (epoch !== this.cancelEpoch) return "cancelled" as const;
+      if (epoch !== this.cancelEpoch || this.disposed) return "cancelled" as const;
       const controller = new AbortController();
       this.current = controller;
       try {
@@ -127,6 +135,7 @@ export class LiveSession {
 
   /** session/close: cancel, and stop the background processes this session started. */
   dispose(): void {
+    this.disposed = true;
     this.cancel();
     processRegistry.killAllForSession(this.id);
   }
@@ -143,6 +152,24 @@ export class LiveSession {
     for (const hermesId of store.lineage(this.id)) store.deactivateMessages(hermesId);
     this.history = [];
     todoStoreOf(this.toolState).replace([]);
+  }
+
+  /** /compress: compress now, whatever the threshold; the reply for the user. */
+  async compressNow(signal: AbortSignal): Promise<string> {
+    if (this.history.length === 0) return "Nothing to compress — conversation is empty.";
+    const resolved = this.resolveRuntime();
+    if (!resolved.ok) return `Compression failed: ${resolved.error}`;
+    const llm = this.services.llm(resolved.runtime);
+    const outcome = await compactSession(this, { runtime: resolved.runtime, llm, signal, force: true });
+    if (!outcome.ok) return outcome.error.startsWith("Nothing to compress") ? outcome.error : `Compression failed: ${outcome.error}`;
+    const fmt = (n: number) => n.toLocaleString("en-US");
+    return `Context compressed: ${outcome.before.messages} -> ${outcome.after.messages} messages\n~${fmt(outcome.before.tokens)} -> ~${fmt(outcome.after.tokens)} tokens`;
+  }
+
+  /** `_meta` with this session's provenance (hermes-behaviour §16), flagging a rotation from `previous`. */
+  provenanceMeta(previous?: string): Record<string, unknown> | undefined {
+    const p = sessionProvenance(this.services.store(), this.id, this.hermesId, previous);
+    return p ? { hermes: { sessionProvenance: p } } : undefined;
   }
 
   announceConfigOptions(): Promise<void> {
@@ -162,6 +189,8 @@ export class LiveSession {
   }
 
   persist(message: ChatMessage): void {
+    // A deleted session's rows are gone; the turn being cancelled has nothing left to save to.
+    if (this.disposed) return;
     try {
       this.services.store().appendMessages(this.hermesId, [message]);
     } catch (e) {
@@ -219,14 +248,23 @@ export class LiveSession {
           description: `${info.reason}; retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`,
         });
       });
+      if (signal.aborted) return "cancelled";
       const user: ChatMessage = { role: "user", content: input.content };
       this.history.push(user);
       this.persist(user);
       const registry = this.services.registry();
+      const systemPrompt = buildSystemPrompt({ cwd: this.cwd, model: runtime.model, tools: registry.list() });
+      let overflowRetried = false;
       const result = await runAgentLoop({
         llm,
         model: runtime.model,
-        systemPrompt: buildSystemPrompt({ cwd: this.cwd, model: runtime.model, tools: registry.list() }),
+        systemPrompt,
+        beforeModelCall: (promptTokens) => maybeCompact(this, { runtime, llm, signal, systemPrompt, ...(promptTokens ? { promptTokens } : {}) }),
+        onContextOverflow: async (error) => {
+          if (overflowRetried || !isContextLengthError(error)) return false;
+          overflowRetried = true;
+          return (await compactSession(this, { runtime, llm, signal, force: true })).ok;
+        },
         tools: registry.specs(),
         runner: this.toolRunner(),
         sink,

@@ -7,8 +7,8 @@ import { LiveSession } from "./live-session.ts";
 import type { ClientPorts } from "./ports.ts";
 import { settingsFromModelConfig, settingsToModelConfig, type SessionSettings } from "./settings.ts";
 import { normalizeCwdForMatch, translateCwd } from "./cwd.ts";
-import { sessionProvenance } from "./provenance.ts";
-import { replayEvents, type ReplayItem } from "./replay.ts";
+import { isCompactionSummary, replayEvents, type ReplayItem } from "./replay.ts";
+import { DISPLAY_FROM_KEY } from "./compaction.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { DomainError } from "./errors.ts";
 
@@ -85,19 +85,21 @@ export class SessionManager {
     return this.store().getSession(parentId)?.endReason === "compression";
   }
 
-  /** The conversation as the user saw it: every message of the compression chain, oldest first. */
+  /**
+   * The conversation as the user saw it: every message of the compression chain, oldest first. A
+   * continuation starts with the compressed context; of that, only the summary is new to the user.
+   */
   transcript(session: LiveSession): ReplayItem[] {
     const store = this.store();
     const items: ReplayItem[] = [];
-    for (const hermesId of store.lineage(session.id)) {
-      for (const m of store.loadMessages(hermesId)) items.push({ message: m.message, messageId: `${hermesId}:${m.rowId}` });
+    for (const [i, hermesId] of store.lineage(session.id).entries()) {
+      const displayFrom = i === 0 ? 0 : Number(store.getSession(hermesId)?.modelConfig[DISPLAY_FROM_KEY] ?? 0);
+      for (const [index, m] of store.loadMessages(hermesId).entries()) {
+        if (index < displayFrom && !isCompactionSummary(m.message)) continue;
+        items.push({ message: m.message, messageId: `${hermesId}:${m.rowId}` });
+      }
     }
     return items;
-  }
-
-  provenance(session: LiveSession, previousHermesId?: string): Record<string, unknown> | undefined {
-    const p = sessionProvenance(this.store(), session.id, session.hermesId, previousHermesId);
-    return p ? { hermes: { sessionProvenance: p } } : undefined;
   }
 
   updateCwd(session: LiveSession, cwd: string): void {

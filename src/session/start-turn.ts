@@ -10,7 +10,7 @@ export function startTurn(session: LiveSession, input: UserInput, opts: { echo?:
     await ensureTitle(session, input.text);
     return session.runTurn(input, signal);
   });
-  void result.then(() => drainDeferred(session));
+  void result.then(() => drainDeferred(session), () => undefined);
   return result;
 }
 

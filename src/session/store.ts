@@ -401,7 +401,7 @@ export class SessionStore {
   rotateForCompression(
     oldId: string,
     newId: string,
-    opts: { source: string; model?: string | null; modelConfig?: Record<string, unknown> },
+    opts: { source: string; model?: string | null; modelConfig?: Record<string, unknown>; messages?: ChatMessage[] },
   ): void {
     this.write(() => {
       this.endStatement().run(this.now(), "compression", oldId);
@@ -417,6 +417,7 @@ export class SessionStore {
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(newId, opts.source, opts.model ?? null, encodeModelConfig(opts.modelConfig), oldId, title, Math.max(this.now(), old.endedAt));
+      if (opts.messages?.length) this.appendMessages(newId, opts.messages);
     });
   }
 
@@ -490,6 +491,8 @@ export class SessionStore {
 
 /** BEGIN IMMEDIATE … COMMIT, retried with a short random sleep on SQLITE_BUSY like Hermes. */
 function runWrite<T>(db: Database, fn: () => T): T {
+  // Nested writes join the enclosing transaction (e.g. rotation + the continuation's first messages).
+  if (db.inTransaction) return fn();
   for (let attempt = 0; ; attempt++) {
     try {
       db.run("BEGIN IMMEDIATE");

@@ -1,3 +1,4 @@
+import { PROVIDER_SECRET_ENV } from "../llm/providers.ts";
 import { statSync } from "node:fs";
 import { isProcessGroupAlive, killProcessGroup, trackProcessGroup, untrackProcessGroup } from "../util/process-groups.ts";
 import type { CommandResult, RunOptions, Shell } from "./types.ts";
@@ -28,8 +29,14 @@ export function shellArgv(command: string): string[] {
  * Environment for commands: the agent's own plus `extra`. Pagers are forced to `cat` because there is
  * no terminal to page on (a `git log` would otherwise wait forever on `less`).
  */
+/**
+ * The environment for commands the model runs: the agent's own, minus the provider credentials
+ * (a model running `env` must not put the user's API key into its context, history and state.db).
+ */
 export function shellEnv(extra?: Record<string, string>): Record<string, string | undefined> {
-  return { ...process.env, PAGER: "cat", GIT_PAGER: "cat", ...extra };
+  const env: Record<string, string | undefined> = { ...process.env, PAGER: "cat", GIT_PAGER: "cat", ...extra };
+  for (const name of PROVIDER_SECRET_ENV) delete env[name];
+  return env;
 }
 
 /** Throws a model-readable Error unless `cwd` is an existing directory (spawn's own ENOENT names the shell). */

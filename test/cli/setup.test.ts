@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseDotEnv } from "dotenv";
-import { applySetup, editorSnippets, quoteEnvValue, setEnvVar, setModelConfig, validateAnswers } from "../../src/cli/setup-steps.ts";
+import { applySetup, currentChoice, editorSnippets, quoteEnvValue, setEnvVar, setModelConfig, validateAnswers } from "../../src/cli/setup-steps.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { resolveRuntime } from "../../src/llm/resolve.ts";
 import { startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
@@ -139,6 +139,16 @@ describe("validateAnswers", () => {
   });
 });
 
+test.each([
+  ["a mapping", EXISTING_CONFIG, { provider: "openrouter", model: "anthropic/claude-opus-4.6" }],
+  ["an alias and the `model:` key", "model:\n  provider: Claude\n  model: claude-haiku-4-5\n", { provider: "anthropic", model: "claude-haiku-4-5" }],
+  ["the short form", "model: gpt-4\n", { model: "gpt-4" }],
+  ["nothing", "", {}],
+  ["broken YAML", "model: [", {}],
+])("currentChoice reads %s", (_label, text, expected) => {
+  expect(currentChoice(text)).toEqual(expected);
+});
+
 test("editor snippets are the Zed and JetBrains agent_servers entries", () => {
   const s = editorSnippets("/home/u/.local/bin/hermes-acp");
   expect(JSON.parse(s.zed)).toEqual({ agent_servers: { Hermes: { type: "custom", command: "/home/u/.local/bin/hermes-acp", args: [] } } });
@@ -174,7 +184,7 @@ describe("hermes-acp --setup (end to end)", () => {
     expect(setup.out).toContain("check OK");
     expect(setup.out).toContain('"agent_servers"');
     expect(readFileSync(join(home, "config.yaml"), "utf8")).toContain(`base_url: ${llm.url}`);
-    expect(statSync(home).mode & 0o777).toBe(0o700);
+    if (process.platform !== "win32") expect(statSync(home).mode & 0o777).toBe(0o700);
 
     const check = await cli(["--check"], home);
     expect(check.code).toBe(0);

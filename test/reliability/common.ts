@@ -19,14 +19,9 @@ export function agentEnv(home: string, extra: Record<string, string> = {}): Reco
 
 export const textPrompt = (sessionId: string, text: string) => ({ sessionId, prompt: [{ type: "text", text }] });
 
-/** The `update` of session/update notifications for one session. */
-export function updatesOf(peer: RpcPeer, sessionId: string): Json[] {
-  return peer.updates(sessionId);
-}
-
 /** All agent_message_chunk text of a session, concatenated. */
 export function agentText(peer: RpcPeer, sessionId: string): string {
-  return updatesOf(peer, sessionId)
+  return peer.updates(sessionId)
     .filter((u) => u.sessionUpdate === "agent_message_chunk")
     .map((u) => {
       const c = u.content as Json | undefined;

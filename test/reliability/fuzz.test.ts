@@ -46,10 +46,9 @@ function expectClean(report: Awaited<ReturnType<typeof runFuzz>>, seed: number) 
 describe("JSON-RPC fuzzer", () => {
   test("in-process: out-of-order calls, then 4000 generated and mutated lines — all answered as owed, agent alive", async () => {
     const h: Harness = await startHarness({ config: fakeProviderConfig(llm.url) });
-    const errors: unknown[] = [];
-    // The SDK reports stray responses with console.error; keep thousands of them out of the test log.
+    // The SDK reports stray responses with console.error; keep hundreds of them out of the test log.
     const consoleError = console.error;
-    console.error = (...args: unknown[]) => void errors.push(args);
+    console.error = () => undefined;
     try {
       const { peer } = h;
       // Before initialize: requests are refused by id, garbage gets a parse error, notifications nothing.
@@ -122,7 +121,7 @@ describe("JSON-RPC fuzzer", () => {
 
   // BUG (see report): a line over the SDK's 32 MiB limit closes the SDK connection (src/protocol/front.ts lets
   // lines up to 64 MiB through); the front then throws "Controller is already closed" and drops every later line.
-  test.failing("a line over 32 MiB gets an error and the connection keeps answering", async () => {
+  test("a line over 32 MiB gets an error and the connection keeps answering", async () => {
     const h = await startHarness({ config: fakeProviderConfig(llm.url) });
     try {
       await h.peer.call("initialize", INIT);

@@ -134,7 +134,7 @@ describe("load", () => {
   // BUG (see report): a session/delete that lands while a session/prompt for the same session is being set
   // up lets the turn run on the deleted session: the model is called, and persisting fails with FOREIGN KEY
   // errors ("History could not be saved"). src/session/live-session.ts dispose()/enqueue(), src/protocol/server.ts.
-  test.failing("session/delete racing a prompt never runs a turn on the deleted session", async () => {
+  test("session/delete racing a prompt never runs a turn on the deleted session", async () => {
     const h = await startHarness({ config: fakeProviderConfig(llm.url) });
     try {
       await h.peer.call("initialize", { ...INIT, clientCapabilities: { session: { notices: {} } } });

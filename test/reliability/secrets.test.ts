@@ -99,7 +99,7 @@ describe("secrets", () => {
 
   // Finding (see report): commands the agent runs inherit the provider key from ~/.hermes/.env, so a model
   // that runs `env` or `printenv` puts the key into the tool result, the transcript and state.db.
-  test.failing("commands the agent runs do not see the provider key", async () => {
+  test("commands the agent runs do not see the provider key", async () => {
     const home = join(tempDir(), "hermes");
     writeHome(home, { config: `model:\n  provider: custom\n  base_url: ${llm.url}\n  default: fake-model\n`, env: `OPENAI_API_KEY=${KEY}\n` });
     const agent = spawnAgent(agentCommand(), agentEnv(home, { HERMES_YOLO_MODE: "1" }), ROOT);

@@ -34,10 +34,10 @@ export async function runSlashCommand(session: LiveSession, input: UserInput): P
   const parsed = parse(input);
   if (!parsed) return null;
   const { command, args } = parsed;
-  const execute = async (): Promise<StopReason> => {
+  const execute = async (signal?: AbortSignal): Promise<StopReason> => {
     let reply: { text: string; stopReason?: Promise<StopReason> };
     try {
-      reply = await command.run(session, args);
+      reply = await command.run(session, args, signal ?? new AbortController().signal);
     } catch (e) {
       log.warn(`/${command.name} failed`, e);
       reply = { text: `Error executing /${command.name}: ${e instanceof Error ? e.message : String(e)}` };
@@ -47,6 +47,7 @@ export async function runSlashCommand(session: LiveSession, input: UserInput): P
     await session.emitUsage();
     return "end_turn";
   };
-  const stopReason = command.waitsForTurn && session.running ? await session.enqueue(() => execute()) : await execute();
+  // Commands that change the conversation take their place in the queue (and can be cancelled there).
+  const stopReason = command.waitsForTurn ? await session.enqueue((signal) => execute(signal)) : await execute();
   return { stopReason };
 }

@@ -18,7 +18,7 @@ export type SlashCommand = {
   hint?: string;
   /** Changes the conversation, so it runs after the current turn. */
   waitsForTurn?: boolean;
-  run(session: LiveSession, args: string): Promise<CommandReply> | CommandReply;
+  run(session: LiveSession, args: string, signal: AbortSignal): Promise<CommandReply> | CommandReply;
 };
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
@@ -104,6 +104,14 @@ export const COMMANDS: SlashCommand[] = [
       session.reset();
       return { text: "Conversation history cleared." };
     },
+  },
+  {
+    name: "compress",
+    alias: "compact",
+    description: "Compress conversation context",
+    help: "Compress conversation context",
+    waitsForTurn: true,
+    run: async (session, _args, signal) => ({ text: await session.compressNow(signal) }),
   },
   {
     name: "steer",
