@@ -1,4 +1,5 @@
 // Every test run gets its own HERMES_HOME and no provider keys: tests never touch ~/.hermes or real accounts.
+import { setDefaultTimeout } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,3 +13,6 @@ for (const key of Object.keys(process.env)) {
   }
 }
 process.env.HERMES_ACP_LOG_LEVEL ??= "warn";
+
+// bunfig's [test] timeout is not honoured by this Bun; loaded machines (CI: 2 cores) need more than 5 s.
+setDefaultTimeout(20_000);

@@ -1,12 +1,14 @@
 import type { ToolResult } from "../tools/types.ts";
 import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolRawInput, toolStartContent, toolTitle } from "../tools/display.ts";
-import type { EventSink } from "./events.ts";
+import type { EventSink, ToolKind } from "./events.ts";
 import type { ToolCall } from "./messages.ts";
 import { isAbortError } from "./stop-reason.ts";
 
 /** Runs tools for the loop: validation and execution, bound to one session. */
 export interface ToolRunner {
   cwd: string;
+  /** The tool's own kind (MCP tools take theirs from annotations). */
+  kindOf(name: string): ToolKind | undefined;
   parse(call: ToolCall): { ok: true; args: unknown } | { ok: false; error: string };
   run(call: ToolCall, args: unknown, signal: AbortSignal): Promise<ToolResult>;
 }
@@ -33,7 +35,7 @@ export async function runToolCall(
     toolCallId,
     name,
     title: toolTitle(name, args),
-    kind: toolKind(name),
+    kind: name.startsWith("mcp_") ? (runner.kindOf(name) ?? toolKind(name)) : toolKind(name),
     locations: toolLocations(name, args, runner.cwd),
     content: toolStartContent(name, args),
     rawInput: toolRawInput(name, args),

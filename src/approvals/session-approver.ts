@@ -132,9 +132,45 @@ export class SessionApprover implements Approver {
     const dangers: DangerMatch[] = verdict.verdict === "dangerous" ? [...verdict.matches] : [];
     if (deps.yolo !== true) dangers.push(...this.#deniedEditMatches(command));
     if (dangers.length === 0) return { approved: true };
+    if (new Set(deps.commandAllowlist()).has(command.trim()) || this.#alwaysKeys.has(command.trim())) return { approved: true };
+    return this.#approveDangers(dangers, toolCallId, signal, (description) => ({
+      title: `${description}: ${command}`,
+      text: `${description}\n$ ${command}`,
+      rawInput: { command, description },
+    }));
+  }
 
+  /**
+   * MCP tools without a read-only hint: asked like a command, remembered per `mcp:<server>/<tool>`
+   * (used by src/mcp/approval.ts when present).
+   */
+  approveMcpTool(
+    request: { server: string; tool: string; toolName: string; args: Record<string, unknown>; destructive: boolean },
+    toolCallId: string,
+    signal: AbortSignal,
+  ): Promise<ApprovalOutcome> {
+    throwIfAborted(signal);
+    const danger: DangerMatch = {
+      description: `${request.destructive ? "destructive " : ""}MCP tool ${request.server}/${request.tool}`,
+      key: `mcp:${request.server}/${request.tool}`,
+    };
+    const args = JSON.stringify(request.args, null, 2);
+    return this.#approveDangers([danger], toolCallId, signal, (description) => ({
+      title: `${description}`,
+      text: `${description}\n${args.length > 2000 ? `${args.slice(0, 1997)}...` : args}`,
+      rawInput: { tool: request.toolName, arguments: request.args },
+    }));
+  }
+
+  /** The shared tail of command-style approval: allowlists, remembered answers, yolo, then ask. */
+  async #approveDangers(
+    dangers: DangerMatch[],
+    toolCallId: string,
+    signal: AbortSignal,
+    show: (description: string) => { title: string; text: string; rawInput: unknown },
+  ): Promise<ApprovalOutcome> {
+    const deps = this.#deps;
     const allowlist = new Set([...deps.commandAllowlist(), ...this.#alwaysKeys]);
-    if (allowlist.has(command.trim())) return { approved: true };
     const pending = dangers.filter(
       (danger) =>
         !this.#sessionApprovedKeys.has(danger.key) && !approvalKeyAliases(danger.key).some((alias) => allowlist.has(alias)),
@@ -153,13 +189,14 @@ export class SessionApprover implements Approver {
     // Edit-denial findings are session-scoped facts, not rules: never offer to allow them forever.
     const permanentCapable = pending.every((danger) => !danger.key.startsWith(DENIED_EDIT_KEY_PREFIX));
     const options = COMMAND_OPTIONS.filter((option) => permanentCapable || option.optionId !== "allow_always");
+    const shown = show(description);
     const result = await this.#ask(
       {
         toolCallId,
-        title: `${description}: ${command}`,
+        title: shown.title,
         kind: "execute",
-        content: [{ type: "text", text: `${description}\n$ ${command}` }],
-        rawInput: { command, description },
+        content: [{ type: "text", text: shown.text }],
+        rawInput: shown.rawInput,
         options,
       },
       signal,

@@ -1,10 +1,10 @@
 // The session layer's whole view of MCP: attach a session to its servers, get their tools and status,
 // release them. Servers that fail are statuses, never errors: a broken server must not break a session.
-import type { HermesConfig } from "../config/schema.ts";
 import type { AnyTool } from "../tools/types.ts";
 import type { McpConnection } from "./connection.ts";
 import { mcpPool, type McpPool } from "./pool.ts";
-import { describeSpec, specKey, specsFromAcp, specsFromConfig, type McpServerSpec, type SpecProblem } from "./server-spec.ts";
+export { sessionSpecs } from "./server-spec.ts";
+import { describeSpec, sessionSpecs, specKey, specsFromAcp, specsFromConfig, type McpServerSpec, type SpecProblem } from "./server-spec.ts";
 import { toolsFromConnections } from "./tools.ts";
 
 export { MCP_CAPABILITIES } from "./capabilities.ts";
@@ -67,24 +67,6 @@ export class McpAttachment {
     current.delete(this.sessionId);
     await this.pool.release(this.sessionId);
   }
-}
-
-/** Specs built from the config and the client's list, config first; a name already taken is skipped. */
-export function sessionSpecs(
-  config: HermesConfig | undefined,
-  acpServers: unknown,
-  cwd?: string,
-): { specs: McpServerSpec[]; problems: SpecProblem[] } {
-  const fromConfig = config && config.acp.skip_configured_mcp !== true ? specsFromConfig(config.mcp_servers) : { specs: [], problems: [] };
-  const fromClient = specsFromAcp(acpServers, cwd);
-  const names = new Set<string>();
-  const specs: McpServerSpec[] = [];
-  for (const spec of [...fromConfig.specs, ...fromClient.specs]) {
-    if (names.has(spec.name)) continue;
-    names.add(spec.name);
-    specs.push(spec);
-  }
-  return { specs, problems: [...fromConfig.problems, ...fromClient.problems] };
 }
 
 export class McpAttachments {

@@ -1,3 +1,4 @@
+import type { HermesConfig } from "../config/schema.ts";
 // One normalised description of an MCP server, whether the editor supplied it (ACP `mcpServers`) or
 // config.yaml `mcp_servers:` did. Everything downstream (pool, tools) works from this shape only.
 import { createHash } from "node:crypto";
@@ -162,4 +163,22 @@ export function describeSpec(spec: McpServerSpec): string {
   // Query strings often carry API keys.
   const url = new URL(spec.url);
   return `${spec.transport} ${url.origin}${url.pathname}`;
+}
+
+/** Specs built from the config and the client's list, config first; a name already taken is skipped. */
+export function sessionSpecs(
+  config: HermesConfig | undefined,
+  acpServers: unknown,
+  cwd?: string,
+): { specs: McpServerSpec[]; problems: SpecProblem[] } {
+  const fromConfig = config && config.acp.skip_configured_mcp !== true ? specsFromConfig(config.mcp_servers) : { specs: [], problems: [] };
+  const fromClient = specsFromAcp(acpServers, cwd);
+  const names = new Set<string>();
+  const specs: McpServerSpec[] = [];
+  for (const spec of [...fromConfig.specs, ...fromClient.specs]) {
+    if (names.has(spec.name)) continue;
+    names.add(spec.name);
+    specs.push(spec);
+  }
+  return { specs, problems: [...fromConfig.problems, ...fromClient.problems] };
 }

@@ -24,8 +24,10 @@ export function authMethods(provider: string | null): acp.AuthMethod[] {
   return methods;
 }
 
-/** MCP transports accepted in session/new (stdio is mandatory and always on). */
-export const MCP_TRANSPORTS = { http: false, sse: false };
+import { MCP_CAPABILITIES } from "../mcp/capabilities.ts";
+
+/** MCP transports accepted in session/new, besides stdio (mandatory, always on). */
+export const MCP_TRANSPORTS = { http: MCP_CAPABILITIES.http, sse: MCP_CAPABILITIES.sse };
 
 export function initializeResponse(provider: string | null, mcp = MCP_TRANSPORTS): acp.InitializeResponse {
   return {

@@ -122,6 +122,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       mapErrors(({ params, client: ctx }) => {
         requireUsableConfig();
         const s = sessions(ctx).create(params.cwd);
+        s.attachMcp(params.mcpServers);
         log.info(`New session ${s.id} in ${s.cwd}`);
         announce(s);
         return { sessionId: s.id, ...sessionResponse(s, s.provenanceMeta()) };
@@ -133,6 +134,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const m = sessions(ctx);
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
+        s.attachMcp(params.mcpServers);
         try {
           for (const event of m.replay(s)) await s.ports.sink.emit(event);
         } catch (e) {
@@ -148,6 +150,8 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const m = sessions(ctx);
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
+        // Resume may omit mcpServers; then the session keeps what it had (or its configured servers).
+        if (params.mcpServers || !s.mcpAttached) s.attachMcp(params.mcpServers ?? []);
         announce(s);
         return sessionResponse(s, s.provenanceMeta());
       }),
@@ -157,6 +161,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       mapErrors(({ params, client: ctx }) => {
         const m = sessions(ctx);
         const fork = m.fork(m.get(params.sessionId), params.cwd);
+        fork.attachMcp(params.mcpServers ?? []);
         announce(fork);
         return { sessionId: fork.id, ...sessionResponse(fork) };
       }),

@@ -11,7 +11,9 @@ import { addToCommandAllowlist } from "../config/allowlist.ts";
 import { modelSettings } from "../config/load.ts";
 import { resolveRuntime, type Runtime } from "../llm/resolve.ts";
 import type { Usage } from "../llm/types.ts";
-import type { ToolContext } from "../tools/types.ts";
+import type { AnyTool, ToolContext } from "../tools/types.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import type { McpAttachment } from "../mcp/attachments.ts";
 import { log } from "../util/log.ts";
 import type { Services } from "../app/services.ts";
 import type { ClientPorts } from "./ports.ts";
@@ -58,6 +60,11 @@ export class LiveSession {
   private steering: string[] = [];
   private pending = 0;
   private readonly toolCallIds = new Set<string>();
+  /** MCP servers of this session, connecting in the background; turns wait for them. */
+  private mcp: Promise<McpAttachment | undefined> = Promise.resolve(undefined);
+  /** Set once the session has asked for its MCP servers (resume without a list keeps them). */
+  mcpAttached = false;
+  private registryCache: { mcpTools: AnyTool[]; registry: ToolRegistry } | undefined;
 
   constructor(
     readonly id: string,
@@ -133,9 +140,54 @@ export class LiveSession {
     this.current?.abort();
   }
 
+  /**
+   * Connects the session's MCP servers (from config.yaml and the client) without delaying the response;
+   * a later call replaces the set. Servers that fail are reported by /tools and never fail the session.
+   */
+  attachMcp(clientServers: unknown): void {
+    this.mcpAttached = true;
+    const cfg = this.services.config();
+    const previous = this.mcp;
+    this.mcp = (async () => {
+      const { sessionSpecs } = await import("../mcp/server-spec.ts");
+      const { specs, problems } = sessionSpecs(cfg.ok ? cfg.config : undefined, clientServers, this.cwd);
+      if (specs.length === 0 && problems.length === 0) {
+        await (await previous)?.release();
+        return undefined;
+      }
+      const { McpAttachments } = await import("../mcp/attachments.ts");
+      const attachment = await McpAttachments.attach(this.id, specs, { problems });
+      for (const s of attachment.status()) {
+        if (s.state === "failed") {
+          log.warn(`MCP server '${s.name}' is unavailable: ${s.detail ?? "failed"}`);
+          void this.ports.sink.emit({ type: "notice", severity: "warning", title: `MCP server ${s.name} unavailable`, description: s.detail });
+        }
+      }
+      return attachment;
+    })().catch((e) => {
+      log.warn(`MCP setup for session ${this.id} failed`, e);
+      return undefined;
+    });
+  }
+
+  /** The tools of this session: the built-in ones plus its MCP servers' tools. */
+  async tools(): Promise<ToolRegistry> {
+    const mcpTools = (await this.mcp)?.tools() ?? [];
+    if (mcpTools.length === 0) return this.services.registry();
+    if (this.registryCache?.mcpTools !== mcpTools) {
+      this.registryCache = { mcpTools, registry: new ToolRegistry([...this.services.registry().list(), ...mcpTools]) };
+    }
+    return this.registryCache.registry;
+  }
+
+  async mcpStatusLines(): Promise<string[]> {
+    return (await this.mcp)?.statusLines() ?? [];
+  }
+
   /** session/close: cancel, and stop the background processes this session started. */
   dispose(): void {
     this.disposed = true;
+    void this.mcp.then((m) => m?.release());
     this.cancel();
     processRegistry.killAllForSession(this.id);
   }
@@ -252,7 +304,7 @@ export class LiveSession {
       const user: ChatMessage = { role: "user", content: input.content };
       this.history.push(user);
       this.persist(user);
-      const registry = this.services.registry();
+      const registry = await this.tools();
       const systemPrompt = buildSystemPrompt({ cwd: this.cwd, model: runtime.model, tools: registry.list() });
       let overflowRetried = false;
       const result = await runAgentLoop({
@@ -266,7 +318,7 @@ export class LiveSession {
           return (await compactSession(this, { runtime, llm, signal, force: true })).ok;
         },
         tools: registry.specs(),
-        runner: this.toolRunner(),
+        runner: this.toolRunner(registry),
         sink,
         signal,
         maxIterations: this.maxIterations(),
@@ -310,10 +362,10 @@ export class LiveSession {
     return unique;
   }
 
-  private toolRunner(): ToolRunner {
-    const registry = this.services.registry();
+  private toolRunner(registry: ToolRegistry): ToolRunner {
     return {
       cwd: this.cwd,
+      kindOf: (name) => registry.get(name)?.kind,
       parse: (call) => {
         const r = registry.parseCall(call.function.name, call.function.arguments);
         return r.ok ? { ok: true, args: r.args } : r;

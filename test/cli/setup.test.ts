@@ -174,6 +174,8 @@ describe("hermes-acp --setup (end to end)", () => {
     return { out, err, code };
   }
 
+  // Each case spawns bun (or two); loaded CI machines need more than the default limit.
+  const SLOW = 30_000;
   const freshHome = () => join(mkdtempSync(join(tmpdir(), "hermes-setup-")), "home");
 
   test("configures a custom endpoint, after which --check passes", async () => {
@@ -189,7 +191,7 @@ describe("hermes-acp --setup (end to end)", () => {
     const check = await cli(["--check"], home);
     expect(check.code).toBe(0);
     expect(check.out).toMatch(/OK.*provider custom, model fake-model/);
-  });
+  }, SLOW);
 
   test("saves a key from the environment to .env with mode 0600 and keeps existing content", async () => {
     const home = freshHome();
@@ -217,7 +219,7 @@ describe("hermes-acp --setup (end to end)", () => {
     if (process.platform !== "win32") expect(statSync(join(home, ".env")).mode & 0o777).toBe(0o600);
     expect(readFileSync(join(home, "config.yaml"), "utf8")).toContain("mode: manual # ask for everything");
     expect(seen).toEqual(["/api/v1/models Bearer sk-or-from-shell-123"]);
-  });
+  }, SLOW);
 
   test("warns, but keeps the settings, when the endpoint rejects the key or lacks the model", async () => {
     llm.modelsFailure = 401;
@@ -229,7 +231,7 @@ describe("hermes-acp --setup (end to end)", () => {
     const unknown = await cli(["--setup", "--provider", "custom", "--base-url", llm.url, "--model", "no-such-model"], freshHome());
     expect(unknown.code).toBe(0);
     expect(unknown.err).toContain('does not list the model "no-such-model"');
-  });
+  }, SLOW);
 
   test("fails with a clear message and writes nothing when the key is missing", async () => {
     const home = freshHome();
@@ -237,11 +239,11 @@ describe("hermes-acp --setup (end to end)", () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain("needs an API key");
     expect(existsSync(home)).toBe(false);
-  });
+  }, SLOW);
 
   test("without a terminal and without flags it explains how to script it", async () => {
     const r = await cli(["--setup"], freshHome());
     expect(r.code).toBe(1);
     expect(r.err).toContain("--provider <id> --model <name>");
-  });
+  }, SLOW);
 });

@@ -37,6 +37,8 @@ export async function startHarness(opts: { config?: string; env?: Record<string,
     HERMES_HOME: home,
     HERMES_ACP_MAX_RETRIES: "2",
     HERMES_ACP_RETRY_BASE_MS: "10",
+    // The picker's background refresh would interleave config_option_update with what tests assert; models.test turns it on.
+    HERMES_ACP_MODEL_REFRESH: "off",
     ...opts.env,
   };
   const services = await new Services(env).load();

@@ -84,9 +84,7 @@ export async function runTranscript(t: Transcript, llm: FakeLlmServer): Promise<
   const cwd = tempDir("hermes-transcript-");
   let home = join(tempDir(), "hermes");
   const config = t.config === "fake-provider" ? fakeProviderConfig(llm.url) : "";
-  // The picker's background refresh would race the recorded frames; it has its own test.
-  const env = { HERMES_ACP_MODEL_REFRESH: "off", ...t.env };
-  const open = async (h?: string) => startHarness({ config, ...(h ? { home: h } : {}), env });
+  const open = async (h?: string) => startHarness({ config, ...(h ? { home: h } : {}), ...(t.env ? { env: t.env } : {}) });
   let h: Harness = await open();
   home = h.home;
   const frames: unknown[] = [];

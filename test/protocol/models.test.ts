@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function start() {
-  const h = await startHarness({ config: fakeProviderConfig(llm.url) });
+  const h = await startHarness({ config: fakeProviderConfig(llm.url), env: { HERMES_ACP_MODEL_REFRESH: "on" } });
   harnesses.push(h);
   await h.peer.call("initialize", INIT);
   const r = await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] });

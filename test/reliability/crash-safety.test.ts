@@ -46,32 +46,27 @@ function storedToolIds(dbPath: string): Set<string | null> {
 
 /**
  * What the client saw finish: tool calls reported completed, and the text of every turn that ended.
- * `lastTool` is the completion when it was the very last update before the kill (see the known bug below).
  */
 function completedByClient(received: Json[], sessionId: string, promptIds: Set<unknown>) {
   const tools: string[] = [];
   const turnTexts: string[] = [];
-  let lastTool: string | null = null;
   let text = "";
   for (const m of received) {
     if (m.method === "session/update") {
       const p = m.params as Json;
       if (p.sessionId !== sessionId) continue;
       const u = p.update as Json;
-      lastTool = null;
       if (u.sessionUpdate === "tool_call_update" && u.status === "completed") {
         tools.push(String(u.toolCallId));
-        lastTool = String(u.toolCallId);
       }
       if (u.sessionUpdate === "tool_call") text = "";
       if (u.sessionUpdate === "agent_message_chunk") text += String((u.content as Json).text ?? "");
     } else if (promptIds.has(m.id) && (m.result as Json | undefined)?.stopReason === "end_turn") {
-      lastTool = null;
       turnTexts.push(text);
       text = "";
     }
   }
-  return { tools, turnTexts, lastTool };
+  return { tools, turnTexts };
 }
 
 /** Keeps prompting until the process dies; returns the ids of the prompts sent. */

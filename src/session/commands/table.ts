@@ -59,14 +59,16 @@ export const COMMANDS: SlashCommand[] = [
     name: "tools",
     description: "List available tools with descriptions",
     help: "List available tools",
-    run: (session) => {
-      const tools = session.services.registry().list();
-      if (!tools.length) return { text: "No tools available." };
+    run: async (session) => {
+      const tools = (await session.tools()).list();
+      const mcp = await session.mcpStatusLines();
+      const mcpSection = mcp.length ? ["", "MCP servers:", ...mcp.map((l) => `  ${l}`)] : [];
+      if (!tools.length) return { text: ["No tools available.", ...mcpSection].join("\n") };
       const lines = tools.map((t) => {
         const d = t.description.split("\n")[0] ?? "";
         return `  ${t.name}: ${d.length > 80 ? `${d.slice(0, 77)}...` : d}`;
       });
-      return { text: [`Available tools (${tools.length}):`, ...lines].join("\n") };
+      return { text: [`Available tools (${tools.length}):`, ...lines, ...mcpSection].join("\n") };
     },
   },
   {
