@@ -8,6 +8,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { LlmClient } from "../llm/types.ts";
 import type { Runtime } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
+import { detectionKey, readCachedProvider, writeCachedProvider } from "./provider-cache.ts";
 
 /** The modules behind the services, imported after `initialize` has been answered. */
 async function importModules() {
@@ -90,14 +91,21 @@ export class Services {
     }
   }
 
-  /** Provider detection for `initialize`: loads only config and resolution, not SQLite or the tools. */
+  /**
+   * Provider detection for `initialize`, before anything heavy is loaded: answered from the detection
+   * cache when its inputs are unchanged, else computed (loading only config and resolution) and cached.
+   */
   async detectProviderEarly(): Promise<string | null> {
-    if (this.mods) return this.detectProvider();
+    this.loadEnv();
+    const key = detectionKey(this.paths, this.env);
+    const cached = readCachedProvider(this.paths, key);
+    if (cached !== undefined) return cached;
     try {
       const [{ loadConfig }, { detectProvider }] = await Promise.all([import("../config/load.ts"), import("../llm/resolve.ts")]);
-      this.loadEnv();
       const cfg = loadConfig(this.paths.config);
-      return cfg.ok ? detectProvider(cfg.config, this.env) : null;
+      const provider = cfg.ok ? detectProvider(cfg.config, this.env) : null;
+      if (cfg.ok) writeCachedProvider(this.paths, key, provider);
+      return provider;
     } catch (e) {
       log.warn("provider detection failed", e);
       return null;
