@@ -1,25 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, startHarness, tempDir, type Harness } from "../helpers/harness.ts";
 import { NO_ANSWER, type Json } from "../helpers/rpc-peer.ts";
-import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
+import { reply } from "../helpers/fake-llm-server.ts";
+import { fakeLlmSuite } from "../helpers/suite.ts";
 
-let llm: FakeLlmServer;
-let harnesses: Harness[] = [];
-beforeAll(async () => {
-  llm = await startFakeLlm();
-});
-afterAll(() => llm.stop());
-afterEach(async () => {
-  for (const h of harnesses) await h.close();
-  harnesses = [];
-});
+const suite = fakeLlmSuite();
 
 async function start(opts: { config?: string; env?: Record<string, string> } = {}) {
-  const h = await startHarness({ config: opts.config ?? fakeProviderConfig(llm.url), env: opts.env ?? {} });
-  harnesses.push(h);
+  const h = await startHarness({ config: opts.config ?? fakeProviderConfig(suite.llm.url), env: opts.env ?? {} });
+  suite.track(h);
   await h.peer.call("initialize", INIT);
   return h;
 }
@@ -45,7 +37,7 @@ function answerWith(h: Harness, answer: string | "cancelled" | "garbage" | "neve
   return asked;
 }
 
-const lastToolResult = () => String(((llm.requests.at(-1)!.messages as Json[]).at(-1) as Json).content);
+const lastToolResult = () => String(((suite.llm.requests.at(-1)!.messages as Json[]).at(-1) as Json).content);
 
 describe("dangerous commands", () => {
   const cases: [string, "ran" | "blocked", "asks-again" | "no-ask-again" | "-"][] = [
@@ -63,7 +55,7 @@ describe("dangerous commands", () => {
       const { sessionId, cwd } = await newSession(h);
       mkdirSync(join(cwd, "build"));
       const asked = answerWith(h, answer);
-      llm.enqueue(reply().toolCall({ id: "c1", name: "terminal", args: { command: "rm -r build" } }), reply().text("ok"));
+      suite.llm.enqueue(reply().toolCall({ id: "c1", name: "terminal", args: { command: "rm -r build" } }), reply().text("ok"));
       expect((await prompt(h, sessionId)).result).toEqual({ stopReason: "end_turn" });
       expect(asked).toHaveLength(1);
       const tc = asked[0]!.toolCall as Json;
@@ -75,18 +67,18 @@ describe("dangerous commands", () => {
       if (answer === "allow_always") expect(readFileSync(join(h.home, "config.yaml"), "utf8")).toContain("command_allowlist");
       if (second === "-") return;
       mkdirSync(join(cwd, "build"), { recursive: true });
-      llm.enqueue(reply().toolCall({ id: "c2", name: "terminal", args: { command: "rm -r build" } }), reply().text("ok"));
+      suite.llm.enqueue(reply().toolCall({ id: "c2", name: "terminal", args: { command: "rm -r build" } }), reply().text("ok"));
       await prompt(h, sessionId);
       expect(asked).toHaveLength(second === "asks-again" ? 2 : 1);
     });
   }
 
   test("a client that never answers: the prompt times out as a denial and the turn ends normally", async () => {
-    const h = await start({ config: fakeProviderConfig(llm.url, "approvals:\n  timeout: 0.3\n") });
+    const h = await start({ config: fakeProviderConfig(suite.llm.url, "approvals:\n  timeout: 0.3\n") });
     const { sessionId, cwd } = await newSession(h);
     mkdirSync(join(cwd, "build"));
     answerWith(h, "never");
-    llm.enqueue(reply().toolCall({ id: "c1", name: "terminal", args: { command: "rm -r build" } }), reply().text("ok"));
+    suite.llm.enqueue(reply().toolCall({ id: "c1", name: "terminal", args: { command: "rm -r build" } }), reply().text("ok"));
     expect((await prompt(h, sessionId)).result).toEqual({ stopReason: "end_turn" });
     expect(existsSync(join(cwd, "build"))).toBe(true);
     expect(lastToolResult()).toContain("BLOCKED");
@@ -96,7 +88,7 @@ describe("dangerous commands", () => {
     const h = await start({ env: { HERMES_YOLO_MODE: "1" } });
     const { sessionId } = await newSession(h);
     const asked = answerWith(h, "allow_once");
-    llm.enqueue(reply().toolCall({ id: "c1", name: "terminal", args: { command: "rm -rf /" } }), reply().text("ok"));
+    suite.llm.enqueue(reply().toolCall({ id: "c1", name: "terminal", args: { command: "rm -rf /" } }), reply().text("ok"));
     await prompt(h, sessionId);
     expect(asked).toHaveLength(0);
     expect(lastToolResult()).toContain("BLOCKED (hardline)");
@@ -110,13 +102,13 @@ describe("edits", () => {
       const { sessionId, cwd } = await newSession(h);
       writeFileSync(join(cwd, "f.txt"), "v1\n");
       const asked = answerWith(h, answer);
-      llm.enqueue(reply().toolCall({ id: "e1", name: "write_file", args: { path: "f.txt", content: "v2\n" } }), reply().text("ok"));
+      suite.llm.enqueue(reply().toolCall({ id: "e1", name: "write_file", args: { path: "f.txt", content: "v2\n" } }), reply().text("ok"));
       await prompt(h, sessionId);
       expect(asked).toHaveLength(1);
       expect((asked[0]!.options as Json[]).map((o) => o.optionId)).toEqual(["allow_once", "allow_session", "deny"]);
       expect(readFileSync(join(cwd, "f.txt"), "utf8")).toBe(written ? "v2\n" : "v1\n");
       if (!written) expect(lastToolResult()).toContain("not modified");
-      llm.enqueue(reply().toolCall({ id: "e2", name: "write_file", args: { path: "g.txt", content: "x\n" } }), reply().text("ok"));
+      suite.llm.enqueue(reply().toolCall({ id: "e2", name: "write_file", args: { path: "g.txt", content: "x\n" } }), reply().text("ok"));
       await prompt(h, sessionId);
       expect(asked).toHaveLength(answer === "allow_session" ? 1 : 2);
     }
@@ -127,7 +119,7 @@ describe("edits", () => {
     const { sessionId, cwd } = await newSession(h);
     writeFileSync(join(cwd, "f.txt"), "v1\n");
     answerWith(h, "cancelled");
-    llm.enqueue(reply().toolCall({ id: "e1", name: "write_file", args: { path: "f.txt", content: "v2\n" } }));
+    suite.llm.enqueue(reply().toolCall({ id: "e1", name: "write_file", args: { path: "f.txt", content: "v2\n" } }));
     expect((await prompt(h, sessionId)).result).toEqual({ stopReason: "cancelled" });
     expect(readFileSync(join(cwd, "f.txt"), "utf8")).toBe("v1\n");
   });
@@ -138,7 +130,7 @@ describe("edits", () => {
     for (const f of ["a", "b", "c"]) writeFileSync(join(cwd, `${f}.txt`), `${f} old\n`);
     const asked = answerWith(h, "deny");
     const patch = ["*** Begin Patch", ...["a", "b", "c"].flatMap((f) => [`*** Update File: ${f}.txt`, "@@", `-${f} old`, `+${f} new`]), "*** End Patch"].join("\n");
-    llm.enqueue(reply().toolCall({ id: "v1", name: "patch", args: { mode: "patch", patch } }), reply().text("ok"));
+    suite.llm.enqueue(reply().toolCall({ id: "v1", name: "patch", args: { mode: "patch", patch } }), reply().text("ok"));
     await prompt(h, sessionId);
     expect(asked).toHaveLength(1);
     const diffs = ((asked[0]!.toolCall as Json).content as Json[]).filter((c) => c.type === "diff");
@@ -172,7 +164,7 @@ describe("edits", () => {
         await h.peer.call("session/set_mode", { sessionId, modeId: mode });
         const path = pathOf(cwd);
         const asked = answerWith(h, "allow_once");
-        llm.enqueue(reply().toolCall({ id: "m1", name: "write_file", args: { path, content: "x\n" } }), reply().text("ok"));
+        suite.llm.enqueue(reply().toolCall({ id: "m1", name: "write_file", args: { path, content: "x\n" } }), reply().text("ok"));
         await prompt(h, sessionId);
         expect(asked.length).toBe(asks[mode] ? 1 : 0);
         expect(readFileSync(path, "utf8")).toBe("x\n");
@@ -186,7 +178,7 @@ describe("edits", () => {
     const b = await newSession(h);
     await h.peer.call("session/set_mode", { sessionId: a.sessionId, modeId: "dont_ask" });
     const asked = answerWith(h, "allow_session");
-    llm.enqueue(
+    suite.llm.enqueue(
       reply().toolCall({ id: "a1", name: "write_file", args: { path: join(a.cwd, "x"), content: "1" } }).delay(50),
       reply().toolCall({ id: "b1", name: "write_file", args: { path: join(b.cwd, "y"), content: "1" } }).delay(50),
       reply().text("ok"),
@@ -196,7 +188,7 @@ describe("edits", () => {
     expect(asked.map((p) => p.sessionId)).toEqual([b.sessionId]);
     // b's "allow for session" does not leak into a third session in default mode.
     const c = await newSession(h);
-    llm.enqueue(reply().toolCall({ id: "c1", name: "write_file", args: { path: join(c.cwd, "z"), content: "1" } }), reply().text("ok"));
+    suite.llm.enqueue(reply().toolCall({ id: "c1", name: "write_file", args: { path: join(c.cwd, "z"), content: "1" } }), reply().text("ok"));
     await prompt(h, c.sessionId);
     expect(asked.map((p) => p.sessionId)).toEqual([b.sessionId, c.sessionId]);
   });

@@ -1,25 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, startHarness, tempDir, type Harness } from "../helpers/harness.ts";
 import type { Json } from "../helpers/rpc-peer.ts";
-import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
+import { reply } from "../helpers/fake-llm-server.ts";
+import { fakeLlmSuite } from "../helpers/suite.ts";
 import { installClientTerminal } from "../helpers/fake-client-terminal.ts";
 
-let llm: FakeLlmServer;
-let harnesses: Harness[] = [];
-beforeAll(async () => {
-  llm = await startFakeLlm();
-});
-afterAll(() => llm.stop());
-afterEach(async () => {
-  for (const h of harnesses) await h.close();
-  harnesses = [];
-});
+const suite = fakeLlmSuite();
 
 async function start(clientCapabilities: Json = {}, env: Record<string, string> = {}) {
-  const h = await startHarness({ config: fakeProviderConfig(llm.url), env });
-  harnesses.push(h);
+  const h = await startHarness({ config: fakeProviderConfig(suite.llm.url), env });
+  suite.track(h);
   await h.peer.call("initialize", { ...INIT, clientCapabilities });
   const cwd = tempDir();
   const { sessionId } = (await h.peer.call("session/new", { cwd, mcpServers: [] })) as { sessionId: string };
@@ -38,7 +30,7 @@ describe("tools through ACP", () => {
       asked.push(p);
       return { content: "unsaved buffer text\n" };
     });
-    llm.enqueue(reply().toolCall({ id: "r1", name: "read_file", args: { path: "a.ts" } }), reply().text("ok"));
+    suite.llm.enqueue(reply().toolCall({ id: "r1", name: "read_file", args: { path: "a.ts" } }), reply().text("ok"));
     await run(h, sessionId);
     expect(asked[0]).toMatchObject({ sessionId, path: join(cwd, "a.ts") });
     const end = toolUpdates(h, sessionId).find((u) => u.status === "completed");
@@ -60,7 +52,7 @@ describe("tools through ACP", () => {
       permission = p;
       return { outcome: { outcome: "selected", optionId: "allow_once" } };
     });
-    llm.enqueue(reply().toolCall({ id: "w1", name: "write_file", args: { path: "b.txt", content: "after\n" } }), reply().text("done"));
+    suite.llm.enqueue(reply().toolCall({ id: "w1", name: "write_file", args: { path: "b.txt", content: "after\n" } }), reply().text("done"));
     await run(h, sessionId);
     const toolCall = permission!.toolCall as Json;
     expect(toolCall).toMatchObject({ toolCallId: "w1", kind: "edit" });
@@ -75,13 +67,13 @@ describe("tools through ACP", () => {
   test("terminal runs in the editor's terminal and the card embeds it; every terminal is released", async () => {
     const { h, cwd, sessionId } = await start({ terminal: true }, { HERMES_YOLO_MODE: "1" });
     const term = installClientTerminal(h.peer);
-    llm.enqueue(reply().toolCall({ id: "t1", name: "terminal", args: { command: "echo hello-from-terminal; pwd" } }), reply().text("ran"));
+    suite.llm.enqueue(reply().toolCall({ id: "t1", name: "terminal", args: { command: "echo hello-from-terminal; pwd" } }), reply().text("ran"));
     await run(h, sessionId);
     expect(term.created[0]).toMatchObject({ sessionId, cwd });
     expect(term.released).toEqual(["term_1"]);
     const cards = toolUpdates(h, sessionId);
     expect(cards.some((u) => JSON.stringify(u.content ?? []).includes('"terminalId":"term_1"'))).toBe(true);
-    const toolMsg = (llm.requests.at(-1)!.messages as Json[]).at(-1)!;
+    const toolMsg = (suite.llm.requests.at(-1)!.messages as Json[]).at(-1)!;
     expect(String(toolMsg.content)).toContain("hello-from-terminal");
     expect(String(toolMsg.content)).toContain(cwd);
   });
@@ -89,7 +81,7 @@ describe("tools through ACP", () => {
   test("todo updates the plan; search_files, patch and read cards carry kinds, titles and locations", async () => {
     const { h, cwd, sessionId } = await start({}, { HERMES_YOLO_MODE: "1" });
     writeFileSync(join(cwd, "app.py"), "def main():\n    return 1\n");
-    llm.enqueue(
+    suite.llm.enqueue(
       reply().toolCall({ id: "p1", name: "todo", args: { todos: [{ id: "1", content: "Fix main", status: "in_progress" }, { id: "2", content: "Drop it", status: "cancelled" }] } }),
       reply().toolCall({ id: "s1", name: "search_files", args: { pattern: "return 1" } }),
       reply().toolCall({ id: "e1", name: "patch", args: { path: "app.py", old_string: "return 1", new_string: "return 2" } }),

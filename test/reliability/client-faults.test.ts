@@ -1,28 +1,20 @@
 // Issue #10 — client faults: a client that never answers a permission request, answers it with garbage,
 // or closes stdin in the middle of a turn (the process exits and its child process groups are gone).
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, startHarness, tempDir, writeHome, type Harness } from "../helpers/harness.ts";
-import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
+import { reply } from "../helpers/fake-llm-server.ts";
+import { fakeLlmSuite } from "../helpers/suite.ts";
 import { spawnAgent } from "../helpers/spawn-agent.ts";
 import { NO_ANSWER, type Json } from "../helpers/rpc-peer.ts";
 import { agentCommand, agentEnv, groupAlive, killGroup, ROOT, textPrompt, until } from "./common.ts";
 
-let llm: FakeLlmServer;
-let harnesses: Harness[] = [];
-beforeAll(async () => {
-  llm = await startFakeLlm();
-});
-afterAll(() => llm.stop());
-afterEach(async () => {
-  for (const h of harnesses) await h.close();
-  harnesses = [];
-});
+const suite = fakeLlmSuite();
 
 async function open(extraConfig = "") {
-  const h = await startHarness({ config: fakeProviderConfig(llm.url, extraConfig) });
-  harnesses.push(h);
+  const h = await startHarness({ config: fakeProviderConfig(suite.llm.url, extraConfig) });
+  suite.track(h);
   await h.peer.call("initialize", INIT);
   const cwd = tempDir();
   const sessionId = String((await h.peer.call("session/new", { cwd, mcpServers: [] })).sessionId);
@@ -31,7 +23,7 @@ async function open(extraConfig = "") {
 
 /** The tool result the model was sent for `callId` (the last request carrying it). */
 function toolResultSent(callId: string): string {
-  for (const r of [...llm.requests].reverse()) {
+  for (const r of [...suite.llm.requests].reverse()) {
     const m = (r.messages as Json[]).find((x) => x.role === "tool" && x.tool_call_id === callId);
     if (m) return String(m.content);
   }
@@ -43,7 +35,7 @@ describe("client faults", () => {
     const { h, cwd, sessionId } = await open("approvals:\n  timeout: 0.5\n");
     writeFileSync(join(cwd, "a.txt"), "old\n");
     h.peer.onRequest("session/request_permission", () => NO_ANSWER);
-    llm.enqueue(reply().toolCall({ id: "w_silent", name: "write_file", args: { path: "a.txt", content: "new\n" } }), reply().text("understood"));
+    suite.llm.enqueue(reply().toolCall({ id: "w_silent", name: "write_file", args: { path: "a.txt", content: "new\n" } }), reply().text("understood"));
     const t0 = performance.now();
     const r = await h.peer.request("session/prompt", textPrompt(sessionId, "write it"), 10_000);
     expect(r.result).toEqual({ stopReason: "end_turn" });
@@ -52,7 +44,7 @@ describe("client faults", () => {
     expect(h.peer.updates(sessionId).find((u) => u.toolCallId === "w_silent" && u.status === "failed")).toBeDefined();
     expect(toolResultSent("w_silent")).toMatch(/no answer|timed? ?out|not modified/i);
     // The session is still usable afterwards.
-    llm.enqueue(reply().text("still here"));
+    suite.llm.enqueue(reply().text("still here"));
     expect((await h.peer.request("session/prompt", textPrompt(sessionId, "ping"))).result).toEqual({ stopReason: "end_turn" });
   });
 
@@ -74,7 +66,7 @@ describe("client faults", () => {
       const { h, cwd, sessionId } = await open();
       h.peer.onRequest("session/request_permission", answer);
       const id = `garbage_${name.replace(/\W+/g, "_")}`;
-      llm.enqueue(reply().toolCall({ id, name: "terminal", args: { command: "rm -rf victim" } }), reply().text("ok, not deleting"));
+      suite.llm.enqueue(reply().toolCall({ id, name: "terminal", args: { command: "rm -rf victim" } }), reply().text("ok, not deleting"));
       const victim = join(cwd, "victim");
       writeFileSync(victim, "keep me");
       const r = await h.peer.request("session/prompt", textPrompt(sessionId, "delete it"), 10_000);
@@ -82,21 +74,21 @@ describe("client faults", () => {
       expect(existsSync(victim)).toBe(true);
       expect(toolResultSent(id)).toStartWith("BLOCKED");
       expect(h.peer.updates(sessionId).find((u) => u.toolCallId === id && u.status === "failed")).toBeDefined();
-      llm.enqueue(reply().text("fine"));
+      suite.llm.enqueue(reply().text("fine"));
       expect((await h.peer.request("session/prompt", textPrompt(sessionId, "next"))).result).toEqual({ stopReason: "end_turn" });
     });
   }
 
   test("stdin closed mid-turn: the process exits within ~1 s and its foreground and background process groups are gone", async () => {
     const home = join(tempDir(), "hermes");
-    writeHome(home, { config: fakeProviderConfig(llm.url) });
+    writeHome(home, { config: fakeProviderConfig(suite.llm.url) });
     const cwd = tempDir();
     const agent = spawnAgent(agentCommand(), agentEnv(home, { HERMES_YOLO_MODE: "1" }), ROOT);
     const pgids: number[] = [];
     try {
       await agent.peer.call("initialize", INIT);
       const sessionId = String((await agent.peer.call("session/new", { cwd, mcpServers: [] })).sessionId);
-      llm.enqueue(
+      suite.llm.enqueue(
         reply().toolCall({ id: "bg_1", name: "terminal", args: { command: "echo $$ > bg.pgid; sleep 30", background: true } }),
         reply().toolCall({ id: "fg_1", name: "terminal", args: { command: "echo $$ > fg.pgid; sleep 30" } }),
       );
