@@ -1,0 +1,180 @@
+// Streaming through the whole agent: one prompt whose reply is 10,000 one-character chunks, from the fake LLM
+// server through the compiled dist/hermes-acp to this process as `agent_message_chunk` notifications, against a
+// plain fetch + line splitter + JSON.parse reading the same server's same reply. The server runs in its own
+// process so that neither contender shares a thread with it. Interleaved, medians. Run: bun bench/pipeline.bench.ts
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AgentProcess, benchEnv, benchHome, ensureBinary, type Json } from "./agent-process.ts";
+import { median, ms, type BenchRow } from "./types.ts";
+
+const CHUNKS = 10_000;
+const RUNS = Number(process.env.BENCH_PIPELINE_RUNS ?? 7);
+const RATIO_TARGET = 1.3;
+const FIRST_CHUNK_TARGET_MS = 5;
+
+export type StreamTiming = { firstMs: number; lastMs: number; doneMs: number; chunks: number };
+
+/** Starts bench/fixtures/stream-server.ts and returns its URL and a stop function. */
+export async function startStreamServer(chunks = CHUNKS): Promise<{ url: string; stop: () => Promise<void> }> {
+  const proc = Bun.spawn(["bun", join(import.meta.dir, "fixtures/stream-server.ts"), String(chunks)], { stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("stream server exited before printing its URL");
+    text += decoder.decode(value, { stream: true });
+  }
+  reader.releaseLock();
+  return {
+    url: text.trim(),
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}
+
+const BODY = JSON.stringify({ model: "fake-model", messages: [{ role: "user", content: "go" }], stream: true });
+
+function deltaText(line: string): string | undefined {
+  if (!line.startsWith("data: ") || line === "data: [DONE]") return undefined;
+  const parsed: unknown = JSON.parse(line.slice(6));
+  if (typeof parsed !== "object" || parsed === null || !("choices" in parsed) || !Array.isArray(parsed.choices)) return undefined;
+  const choice: unknown = parsed.choices[0];
+  if (typeof choice !== "object" || choice === null || !("delta" in choice)) return undefined;
+  const delta: unknown = choice.delta;
+  if (typeof delta !== "object" || delta === null || !("content" in delta) || typeof delta.content !== "string") return undefined;
+  return delta.content || undefined;
+}
+
+/** The floor: what any SSE consumer must do. Times from the request to the first and last text delta. */
+export async function readPlain(url: string): Promise<StreamTiming> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: BODY });
+  if (!res.body) throw new Error("no body");
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let first = 0;
+  let last = 0;
+  let chunks = 0;
+  for await (const bytes of res.body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    let start = 0;
+    let nl = buffer.indexOf("\n");
+    while (nl >= 0) {
+      const text = deltaText(buffer.slice(start, nl));
+      if (text) {
+        last = performance.now();
+        if (!first) first = last;
+        chunks += text.length;
+      }
+      start = nl + 1;
+      nl = buffer.indexOf("\n", start);
+    }
+    buffer = buffer.slice(start);
+  }
+  const done = performance.now();
+  return { firstMs: first - t0, lastMs: last - t0, doneMs: done - t0, chunks };
+}
+
+function chunkText(msg: Json): string | undefined {
+  if (msg.method !== "session/update") return undefined;
+  const params = msg.params;
+  if (typeof params !== "object" || params === null || !("update" in params)) return undefined;
+  const update: unknown = params.update;
+  if (typeof update !== "object" || update === null || !("sessionUpdate" in update) || update.sessionUpdate !== "agent_message_chunk") return undefined;
+  if (!("content" in update) || typeof update.content !== "object" || update.content === null || !("text" in update.content)) return undefined;
+  return typeof update.content.text === "string" ? update.content.text : undefined;
+}
+
+/** One prompt through the agent: prompt sent → first / last agent_message_chunk, and → the prompt's response. */
+export async function promptTimed(agent: AgentProcess, sessionId: string, text = "go"): Promise<StreamTiming & { notifications: number }> {
+  let first = 0;
+  let last = 0;
+  let chunks = 0;
+  let notifications = 0;
+  agent.onMessage = (msg, at) => {
+    notifications++;
+    const t = chunkText(msg);
+    if (t === undefined) return;
+    last = at;
+    if (!first) first = at;
+    chunks += t.length;
+  };
+  const r = await agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+  agent.onMessage = null;
+  if (r.msg.error) throw new Error(`session/prompt failed: ${JSON.stringify(r.msg.error)}`);
+  return { firstMs: first - r.sentAt, lastMs: last - r.sentAt, doneMs: r.at - r.sentAt, chunks, notifications };
+}
+
+export type PipelineResult = { agent: StreamTiming; plain: StreamTiming; runs: number; notificationsPerRun: number };
+
+export async function measurePipeline(runs = RUNS): Promise<PipelineResult> {
+  const binary = await ensureBinary();
+  const server = await startStreamServer(CHUNKS);
+  const home = benchHome(server.url);
+  const agent = new AgentProcess([binary], benchEnv(home));
+  try {
+    await agent.ready();
+    const session = await agent.call("session/new", { cwd: tmpdir(), mcpServers: [] });
+    const sessionId = String(session.sessionId);
+    const check = (t: StreamTiming, who: string) => {
+      if (t.chunks !== CHUNKS) throw new Error(`${who}: expected ${CHUNKS} characters of text, got ${t.chunks}`);
+      return t;
+    };
+    // Warm-up: first prompt (title, LLM client, JIT) and the first fetch.
+    check(await promptTimed(agent, sessionId), "agent");
+    check(await readPlain(server.url), "plain");
+    const viaAgent: StreamTiming[] = [];
+    const plain: StreamTiming[] = [];
+    let notifications = 0;
+    for (let i = 0; i < runs; i++) {
+      const a = await promptTimed(agent, sessionId);
+      notifications = a.notifications;
+      viaAgent.push(check(a, "agent"));
+      plain.push(check(await readPlain(server.url), "plain"));
+    }
+    const med = (xs: StreamTiming[]): StreamTiming => ({
+      firstMs: median(xs.map((x) => x.firstMs)),
+      lastMs: median(xs.map((x) => x.lastMs)),
+      doneMs: median(xs.map((x) => x.doneMs)),
+      chunks: CHUNKS,
+    });
+    return { agent: med(viaAgent), plain: med(plain), runs, notificationsPerRun: notifications };
+  } finally {
+    await agent.close();
+    await server.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+export async function benchPipeline(): Promise<BenchRow[]> {
+  const r = await measurePipeline();
+  const ratio = r.agent.lastMs / r.plain.lastMs;
+  const added = r.agent.firstMs - r.plain.firstMs;
+  return [
+    {
+      name: `stream ${CHUNKS.toLocaleString("en")} chunks: prompt → last agent_message_chunk vs plain fetch reader (median of ${r.runs}; response at ${ms(r.agent.doneMs)})`,
+      measured: ms(r.agent.lastMs),
+      baseline: ms(r.plain.lastMs),
+      ratio,
+      target: `≤ ${RATIO_TARGET}×`,
+      met: ratio <= RATIO_TARGET,
+    },
+    {
+      name: "stream: added time to first chunk (prompt → first agent_message_chunk minus fetch → first delta)",
+      measured: ms(added),
+      baseline: `${ms(r.agent.firstMs)} vs ${ms(r.plain.firstMs)}`,
+      target: `≤ ${FIRST_CHUNK_TARGET_MS} ms`,
+      met: added <= FIRST_CHUNK_TARGET_MS,
+    },
+  ];
+}
+
+if (import.meta.main) {
+  const { printTable } = await import("./table.ts");
+  const rows = await benchPipeline();
+  printTable(rows);
+}
