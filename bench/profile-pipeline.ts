@@ -89,21 +89,14 @@ async function runDiscarding(
   const input = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
   const decoder = new TextDecoder();
   let waiting: { id: number; resolve: (line: string) => void } | undefined;
-  let tail = "";
   const write = (bytes: Uint8Array) => {
     if (!waiting) return;
-    // Responses start with {"jsonrpc":"2.0","id":N — notifications with "method".
-    tail = (tail + decoder.decode(bytes)).slice(-100_000);
-    const marker = `"id":${waiting.id},`;
-    const at = tail.indexOf(marker);
-    if (at >= 0) {
-      const end = tail.indexOf("\n", at);
-      const line = tail.slice(tail.lastIndexOf("\n", at) + 1, end < 0 ? undefined : end);
-      tail = "";
-      const w = waiting;
-      waiting = undefined;
-      w.resolve(line);
-    }
+    // The SDK writes whole lines, one message per write: only a response carries `"id":N,`.
+    const text = decoder.decode(bytes);
+    if (!text.includes(`"id":${waiting.id},`)) return;
+    const w = waiting;
+    waiting = undefined;
+    w.resolve(text);
   };
   const running = start(input, write);
   let sessionId = "";
