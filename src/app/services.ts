@@ -10,28 +10,29 @@ import type { Runtime } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
 import { detectionKey, readCachedProvider, writeCachedProvider } from "./provider-cache.ts";
 
-/** The modules behind the services, imported after `initialize` has been answered. */
+/** What sessions need (config, state.db), imported after `initialize` has been answered. */
 async function importModules() {
-  const [load, store, registry, builtin, createClient, recordReplay, resolve] = await Promise.all([
-    import("../config/load.ts"),
-    import("../session/store.ts"),
+  const [load, store, resolve] = await Promise.all([import("../config/load.ts"), import("../session/store.ts"), import("../llm/resolve.ts")]);
+  return { loadConfig: load.loadConfig, SessionStore: store.SessionStore, detectProvider: resolve.detectProvider };
+}
+type Modules = Awaited<ReturnType<typeof importModules>>;
+
+/** What turns need (tools, provider clients), imported on the first prompt so session/new stays quick. */
+async function importTurnModules() {
+  const [registry, builtin, createClient, recordReplay] = await Promise.all([
     import("../tools/registry.ts"),
     import("../tools/builtin.ts"),
     import("../llm/create-client.ts"),
     import("../llm/record-replay.ts"),
-    import("../llm/resolve.ts"),
   ]);
   return {
-    loadConfig: load.loadConfig,
-    SessionStore: store.SessionStore,
     ToolRegistry: registry.ToolRegistry,
     builtinTools: builtin.builtinTools,
     createLlmClient: createClient.createLlmClient,
     wrapForRecordReplay: recordReplay.wrapForRecordReplay,
-    detectProvider: resolve.detectProvider,
   };
 }
-type Modules = Awaited<ReturnType<typeof importModules>>;
+type TurnModules = Awaited<ReturnType<typeof importTurnModules>>;
 
 export type ConfigResult = { ok: true; config: HermesConfig } | { ok: false; error: ConfigError };
 
@@ -47,6 +48,7 @@ export class Services {
   private clients = new Map<string, LlmClient>();
   private envLoaded = false;
   private mods: Modules | undefined;
+  private turnMods: Promise<TurnModules> | undefined;
 
   constructor(env: Record<string, string | undefined> = process.env) {
     this.env = env;
@@ -120,18 +122,25 @@ export class Services {
     return this.storeInstance;
   }
 
-  registry(): ToolRegistry {
-    this.registryInstance ??= new this.m.ToolRegistry(this.m.builtinTools());
+  private turn(): Promise<TurnModules> {
+    this.turnMods ??= importTurnModules();
+    return this.turnMods;
+  }
+
+  async registry(): Promise<ToolRegistry> {
+    const t = await this.turn();
+    this.registryInstance ??= new t.ToolRegistry(t.builtinTools());
     return this.registryInstance;
   }
 
   /** One client per provider endpoint; clients hold no per-session state. */
-  llm(runtime: Runtime, onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void): LlmClient {
+  async llm(runtime: Runtime, onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void): Promise<LlmClient> {
+    const t = await this.turn();
     const key = `${runtime.provider}|${runtime.baseUrl}|${runtime.apiMode}|${runtime.apiKey ?? ""}`;
-    if (onRetry) return this.m.wrapForRecordReplay(this.m.createLlmClient(runtime, { onRetry, ...this.llmTimeouts() }), this.env);
+    if (onRetry) return t.wrapForRecordReplay(t.createLlmClient(runtime, { onRetry, ...this.llmTimeouts() }), this.env);
     const cached = this.clients.get(key);
     if (cached) return cached;
-    const client = this.m.wrapForRecordReplay(this.m.createLlmClient(runtime, this.llmTimeouts()), this.env);
+    const client = t.wrapForRecordReplay(t.createLlmClient(runtime, this.llmTimeouts()), this.env);
     this.clients.set(key, client);
     return client;
   }

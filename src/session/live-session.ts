@@ -173,9 +173,10 @@ export class LiveSession {
   /** The tools of this session: the built-in ones plus its MCP servers' tools. */
   async tools(): Promise<ToolRegistry> {
     const mcpTools = (await this.mcp)?.tools() ?? [];
-    if (mcpTools.length === 0) return this.services.registry();
+    const builtin = await this.services.registry();
+    if (mcpTools.length === 0) return builtin;
     if (this.registryCache?.mcpTools !== mcpTools) {
-      this.registryCache = { mcpTools, registry: new ToolRegistry([...this.services.registry().list(), ...mcpTools]) };
+      this.registryCache = { mcpTools, registry: new ToolRegistry([...builtin.list(), ...mcpTools]) };
     }
     return this.registryCache.registry;
   }
@@ -211,7 +212,7 @@ export class LiveSession {
     if (this.history.length === 0) return "Nothing to compress — conversation is empty.";
     const resolved = this.resolveRuntime();
     if (!resolved.ok) return `Compression failed: ${resolved.error}`;
-    const llm = this.services.llm(resolved.runtime);
+    const llm = await this.services.llm(resolved.runtime);
     const outcome = await compactSession(this, { runtime: resolved.runtime, llm, signal, force: true });
     if (!outcome.ok) return outcome.error.startsWith("Nothing to compress") ? outcome.error : `Compression failed: ${outcome.error}`;
     const fmt = (n: number) => n.toLocaleString("en-US");
@@ -292,7 +293,7 @@ export class LiveSession {
     }
     const runtime = resolved.runtime;
     try {
-      const llm = this.services.llm(runtime, (info) => {
+      const llm = await this.services.llm(runtime, (info) => {
         void sink.emit({
           type: "notice",
           severity: "warning",
