@@ -31,6 +31,13 @@ import { processRegistry } from "../tools/process-registry.ts";
 
 const DEFAULT_CONTEXT = 128_000;
 
+/** HERMES_YOLO_MODE=1 or config.yaml `approvals.mode: off`: allow all but hardline commands and sensitive paths. */
+function yoloMode(services: Services): boolean {
+  if (/^(1|true|yes)$/i.test(services.env.HERMES_YOLO_MODE ?? "")) return true;
+  const cfg = services.config();
+  return cfg.ok && cfg.config.approvals.mode === "off";
+}
+
 /** config.yaml `approvals.timeout` (seconds); an unanswered prompt denies after it. */
 function approvalTimeoutMs(services: Services): number | undefined {
   const cfg = services.config();
@@ -91,7 +98,7 @@ export class LiveSession {
         return c.ok ? c.config.command_allowlist : [];
       },
       persistAllowlist: (pattern) => addToCommandAllowlist(services.paths.config, pattern),
-      yolo: /^(1|true|yes)$/i.test(services.env.HERMES_YOLO_MODE ?? ""),
+      yolo: yoloMode(services),
       sudoPasswordSet: Boolean(services.env.SUDO_PASSWORD),
       timeoutMs: approvalTimeoutMs(services),
     });

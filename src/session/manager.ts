@@ -11,6 +11,8 @@ import { isCompactionSummary, replayEvents, type ReplayItem } from "./replay.ts"
 import { DISPLAY_FROM_KEY } from "./compaction.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { DomainError } from "./errors.ts";
+import { isMode } from "./modes.ts";
+import type { Mode } from "../approvals/edit-policy.ts";
 
 export const LIST_PAGE_SIZE = 50;
 
@@ -31,11 +33,18 @@ export class SessionManager {
 
   create(cwd: string, overrides: Partial<SessionSettings> = {}): LiveSession {
     const id = crypto.randomUUID();
-    const settings: SessionSettings = { cwd: translateCwd(cwd), mode: "default", options: {}, ...overrides };
+    const settings: SessionSettings = { cwd: translateCwd(cwd), mode: this.defaultMode(), options: {}, ...overrides };
     this.store().createSession({ id, source: "acp", model: settings.model ?? null, modelConfig: settingsToModelConfig(settings) });
     const session = new LiveSession(id, settings, this.services, this.portsFor(id), { hermesId: id, history: [], title: null });
     this.sessions.set(id, session);
     return session;
+  }
+
+  /** config.yaml `acp.default_mode` for new sessions (default: ask before edits). */
+  private defaultMode(): Mode {
+    const cfg = this.services.config();
+    const wanted = cfg.ok ? cfg.config.acp.default_mode : undefined;
+    return isMode(wanted) ? wanted : "default";
   }
 
   /** The live session, restoring it from state.db; throws SESSION_NOT_FOUND for ids the client was never given. */

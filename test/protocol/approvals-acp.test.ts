@@ -194,3 +194,29 @@ describe("edits", () => {
   });
 });
 
+describe("configured policies", () => {
+  test("approvals.mode: off allows commands and edits without asking, except hardline commands and sensitive paths", async () => {
+    const h = await start({ config: fakeProviderConfig(suite.llm.url, "approvals:\n  mode: off\n") });
+    const { sessionId, cwd } = await newSession(h);
+    mkdirSync(join(cwd, "build"));
+    const asked = answerWith(h, "allow_once");
+    suite.llm.enqueue(
+      reply().toolCall({ id: "o1", name: "terminal", args: { command: "rm -r build" } }),
+      reply().toolCall({ id: "o2", name: "write_file", args: { path: "w.txt", content: "x" } }),
+      reply().toolCall({ id: "o3", name: "write_file", args: { path: ".env", content: "SECRET=1" } }),
+      reply().toolCall({ id: "o4", name: "terminal", args: { command: "rm -rf /" } }),
+      reply().text("ok"),
+    );
+    await prompt(h, sessionId);
+    expect(existsSync(join(cwd, "build"))).toBe(false);
+    expect(readFileSync(join(cwd, "w.txt"), "utf8")).toBe("x");
+    expect(asked.map((a) => (a.toolCall as Json).toolCallId)).toEqual(["o3"]);
+    expect(lastToolResult()).toContain("BLOCKED (hardline)");
+  });
+
+  test("acp.default_mode sets the mode of new sessions", async () => {
+    const h = await start({ config: fakeProviderConfig(suite.llm.url, "acp:\n  default_mode: accept_edits\n") });
+    const r = await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] });
+    expect((r.modes as Json).currentModeId).toBe("accept_edits");
+  });
+});
