@@ -122,7 +122,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       mapErrors(({ params, client: ctx }) => {
         requireUsableConfig();
         const s = sessions(ctx).create(params.cwd);
-        s.attachMcp(params.mcpServers);
+        s.mcp.attach(params.mcpServers, s.cwd);
         log.info(`New session ${s.id} in ${s.cwd}`);
         announce(s);
         return { sessionId: s.id, ...sessionResponse(s, s.provenanceMeta()) };
@@ -134,7 +134,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const m = sessions(ctx);
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
-        s.attachMcp(params.mcpServers);
+        s.mcp.attach(params.mcpServers, s.cwd);
         try {
           for (const event of m.replay(s)) await s.ports.sink.emit(event);
         } catch (e) {
@@ -151,7 +151,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
         // Resume may omit mcpServers; then the session keeps what it had (or its configured servers).
-        if (params.mcpServers || !s.mcpAttached) s.attachMcp(params.mcpServers ?? []);
+        if (params.mcpServers || !s.mcp.attached) s.mcp.attach(params.mcpServers ?? [], s.cwd);
         announce(s);
         return sessionResponse(s, s.provenanceMeta());
       }),
@@ -161,7 +161,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       mapErrors(({ params, client: ctx }) => {
         const m = sessions(ctx);
         const fork = m.fork(m.get(params.sessionId), params.cwd);
-        fork.attachMcp(params.mcpServers ?? []);
+        fork.mcp.attach(params.mcpServers ?? [], fork.cwd);
         announce(fork);
         return { sessionId: fork.id, ...sessionResponse(fork) };
       }),

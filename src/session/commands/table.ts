@@ -61,7 +61,7 @@ export const COMMANDS: SlashCommand[] = [
     help: "List available tools",
     run: async (session) => {
       const tools = (await session.tools()).list();
-      const mcp = await session.mcpStatusLines();
+      const mcp = await session.mcp.statusLines();
       const mcpSection = mcp.length ? ["", "MCP servers:", ...mcp.map((l) => `  ${l}`)] : [];
       if (!tools.length) return { text: ["No tools available.", ...mcpSection].join("\n") };
       const lines = tools.map((t) => {
@@ -122,7 +122,7 @@ export const COMMANDS: SlashCommand[] = [
     hint: "guidance for the active turn",
     run: (session, args) => {
       if (!args) return { text: "Usage: /steer <guidance>" };
-      if (session.steer(args)) {
+      if (session.queue.steer(args)) {
         return { text: `⏩ Steer queued for the active turn: ${args.length > 80 ? `${args.slice(0, 80)}...` : args}` };
       }
       // Idle: the guidance becomes the next prompt (hermes-behaviour §10.4 step 3).
@@ -136,9 +136,9 @@ export const COMMANDS: SlashCommand[] = [
     hint: "prompt to run next",
     run: (session, args) => {
       if (!args) return { text: "Usage: /queue <prompt>" };
-      if (session.running) void startTurn(session, { text: args, content: args }, { echo: true });
+      if (session.queue.running) void startTurn(session, { text: args, content: args }, { echo: true });
       else session.deferred.push({ text: args, content: args });
-      return { text: `Queued for the next turn. (${session.queued + session.deferred.length} queued)` };
+      return { text: `Queued for the next turn. (${session.queue.queued + session.deferred.length} queued)` };
     },
   },
   {
