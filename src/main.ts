@@ -13,6 +13,7 @@ const main = defineCommand({
     model: { type: "string", description: "--setup: model name" },
     "api-key": { type: "string", description: "--setup: API key, saved to $HERMES_HOME/.env (or export the provider's key variable)" },
     "base-url": { type: "string", description: "--setup: endpoint URL (required for custom)" },
+    mode: { type: "string", description: "--setup: default approval mode for new sessions (default, accept_edits, dont_ask)" },
   },
   async run({ args }) {
     if (args.version) {
@@ -25,7 +26,7 @@ const main = defineCommand({
     }
     if (args.setup) {
       const { runSetup } = await import("./cli/setup.ts");
-      process.exit(await runSetup({ provider: args.provider, model: args.model, apiKey: args["api-key"], baseUrl: args["base-url"] }));
+      process.exit(await runSetup({ provider: args.provider, model: args.model, apiKey: args["api-key"], baseUrl: args["base-url"], mode: args.mode }));
     }
     const { serve } = await import("./cli/serve.ts");
     await serve();

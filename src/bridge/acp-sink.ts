@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent, EventSink } from "../agent/events.ts";
 import { toSessionUpdate, type UpdateGates } from "./to-session-update.ts";
 

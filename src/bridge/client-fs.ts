@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { FileSystem } from "../tools/types.ts";
 import { diskFileSystem } from "../tools/disk-fs.ts";
 import type { ClientCaps } from "../protocol/initialize.ts";

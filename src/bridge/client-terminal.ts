@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { CommandResult, RunOptions, Shell } from "../tools/types.ts";
 
 /** Runs commands in the editor's terminal (`terminal/*`), so the user watches the output live. */

@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { PermissionAsk, PermissionPort } from "../approvals/session-approver.ts";
 import { toToolCallContent } from "./to-session-update.ts";

@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent, CardContent } from "../agent/events.ts";
 import { assertNever } from "../util/assert-never.ts";
 

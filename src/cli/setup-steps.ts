@@ -4,6 +4,8 @@ import { parse as parseDotEnv } from "dotenv";
 import { isMap, isScalar, parseDocument } from "yaml";
 import type { EnvLike } from "../config/paths.ts";
 import { PROVIDERS, findProvider, normaliseProviderId, type ProviderInfo } from "../llm/providers.ts";
+import type { Mode } from "../approvals/edit-policy.ts";
+import { MODES, isMode } from "../session/modes.ts";
 
 export type SetupAnswers = {
   /** Catalogue id or alias (`openrouter`, `anthropic`, `custom`, …). */
@@ -13,6 +15,8 @@ export type SetupAnswers = {
   /** Written to model.base_url; required for `custom`, optional override for the others. */
   baseUrl?: string;
   model: string;
+  /** Default approval mode for new sessions, written to acp.default_mode; left as it is when absent. */
+  mode?: string;
 };
 
 export type SetupFiles = { envText: string; configText: string };
@@ -90,6 +94,8 @@ export function validateAnswers(
   if (!baseUrl && needsBaseUrl(provider) === "required") return { ok: false, error: `Provider "${provider.id}" needs a base URL (--base-url), e.g. http://127.0.0.1:8000/v1.` };
   if (baseUrl && !isHttpUrl(baseUrl)) return { ok: false, error: `"${baseUrl}" is not an http(s) URL.` };
   if (!answers.model.trim() || /[\r\n]/.test(answers.model)) return { ok: false, error: "Choose a model (--model)." };
+  const mode = validateMode(answers.mode);
+  if (mode && !mode.ok) return mode;
   return { ok: true, provider };
 }
 
@@ -106,8 +112,14 @@ export function applySetup(answers: SetupAnswers, current: SetupFiles, env: EnvL
     newKey: Boolean(key),
   });
   if (!config.ok) return config;
+  let configText = config.text;
+  if (answers.mode !== undefined) {
+    const withMode = setDefaultMode(configText, answers.mode);
+    if (!withMode.ok) return withMode;
+    configText = withMode.text;
+  }
   const envText = key && keyEnv ? setEnvVar(current.envText, keyEnv, key) : current.envText;
-  const plan: SetupPlan = { ok: true, files: { envText, configText: config.text }, provider, notes: config.notes };
+  const plan: SetupPlan = { ok: true, files: { envText, configText }, provider, notes: config.notes };
   if (keyEnv) plan.keyEnv = keyEnv;
   return plan;
 }
@@ -201,6 +213,51 @@ export function setModelConfig(configText: string, choice: ModelChoice): { ok: t
     notes.push("removed model.api_mode (it belonged to the previous provider)");
   }
   return { ok: true, text: doc.toString({ lineWidth: 0 }), notes };
+}
+
+// ---- acp.default_mode -------------------------------------------------------------------------------------
+
+/** Undefined when no mode was given; otherwise the mode id, or an error naming the valid ones. */
+export function validateMode(mode: string | undefined): { ok: true; mode: Mode } | { ok: false; error: string } | undefined {
+  if (mode === undefined) return undefined;
+  const id = mode.trim();
+  if (isMode(id)) return { ok: true, mode: id };
+  const known = MODES.map((m) => `${m.id} (${m.name})`).join(", ");
+  return { ok: false, error: `Unknown approval mode "${id}". Use one of: ${known}.` };
+}
+
+/** acp.default_mode as config.yaml holds it, when it names a mode (the wizard's default). */
+export function currentMode(configText: string): Mode | undefined {
+  const doc = parseDocument(configText);
+  if (doc.errors.length > 0) return undefined;
+  const value = scalarText(doc.getIn(["acp", "default_mode"], true));
+  const id = value?.trim();
+  return isMode(id) ? id : undefined;
+}
+
+/** Sets acp.default_mode (creating the `acp:` mapping if needed) through the Document API, so comments survive. */
+export function setDefaultMode(configText: string, mode: string): { ok: true; text: string } | { ok: false; error: string } {
+  const valid = validateMode(mode);
+  if (valid && !valid.ok) return valid;
+  const doc = parseDocument(configText);
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const line = syntax.linePos?.[0]?.line;
+    return { ok: false, error: `config.yaml is not valid YAML${line ? ` (line ${line})` : ""}; fix it or move it aside, then run setup again.` };
+  }
+  if (doc.contents !== null && !isMap(doc.contents)) return { ok: false, error: "config.yaml is not a mapping of settings; fix it or move it aside." };
+  const acp = doc.get("acp", true);
+  // `acp:` with nothing after it is YAML null: the section is empty, so a fresh mapping replaces it.
+  if (acp === undefined || acp === null || (isScalar(acp) && acp.value === null)) {
+    const section = doc.createNode({ default_mode: mode.trim() });
+    if (isScalar(acp) && acp.comment) section.commentBefore = acp.comment; // keep `acp: # note`
+    doc.set("acp", section);
+  } else if (isMap(acp)) {
+    acp.set("default_mode", mode.trim());
+  } else {
+    return { ok: false, error: "config.yaml's `acp:` is not a mapping; fix it (e.g. `acp:` then `  default_mode: default`) and run setup again." };
+  }
+  return { ok: true, text: doc.toString({ lineWidth: 0 }) };
 }
 
 // ---- editor snippets -------------------------------------------------------------------------------------

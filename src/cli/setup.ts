@@ -1,17 +1,28 @@
 // `--setup`: pick a provider, key and model, write $HERMES_HOME/.env (0600) and config.yaml, then run the same
 // checks as `--check`. Interactive (@clack/prompts) in a terminal; driven by flags for scripts and tests.
 // Loaded only for `--setup`: clack writes to stdout, which the serve path reserves for JSON-RPC.
-import { intro, isCancel, log as clackLog, outro, password, select, spinner, text } from "@clack/prompts";
+import { intro, isCancel, log as clackLog, outro, password, select, text } from "@clack/prompts";
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { z } from "zod";
 import { hermesHome, hermesPaths, type EnvLike, type HermesPaths } from "../config/paths.ts";
 import { PROVIDERS, findProvider } from "../llm/providers.ts";
+import { MODES } from "../session/modes.ts";
 import { runCheck } from "./check.ts";
-import { applySetup, currentChoice, editorSnippets, existingKey, needsBaseUrl, type SetupAnswers, type SetupFiles } from "./setup-steps.ts";
+import {
+  applySetup,
+  currentChoice,
+  currentMode,
+  editorSnippets,
+  existingKey,
+  needsBaseUrl,
+  setDefaultMode,
+  type SetupAnswers,
+  type SetupFiles,
+} from "./setup-steps.ts";
 
-export type SetupOptions = { provider?: string; apiKey?: string; baseUrl?: string; model?: string; env?: EnvLike };
+export type SetupOptions = { provider?: string; apiKey?: string; baseUrl?: string; model?: string; mode?: string; env?: EnvLike };
 
 type Ui = { info(text: string): void; warn(text: string): void; error(text: string): void };
 
@@ -26,10 +37,10 @@ const clackUi: Ui = { info: (line) => clackLog.info(line), warn: (line) => clack
 export async function runSetup(options: SetupOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
   const paths = hermesPaths(hermesHome(env));
-  const scripted = options.provider !== undefined || options.model !== undefined;
+  const scripted = options.provider !== undefined || options.model !== undefined || options.mode !== undefined;
   if (!scripted && !process.stdin.isTTY) {
     plainUi.error("hermes-acp --setup needs a terminal. Without one, pass the answers as flags:");
-    plainUi.error("  hermes-acp --setup --provider <id> --model <name> [--api-key <key>] [--base-url <url>]");
+    plainUi.error("  hermes-acp --setup --provider <id> --model <name> [--api-key <key>] [--base-url <url>] [--mode <id>]");
     return 1;
   }
   let current: SetupFiles;
@@ -41,7 +52,19 @@ export async function runSetup(options: SetupOptions = {}): Promise<number> {
   }
 
   const ui = scripted ? plainUi : clackUi;
+  // `--setup --mode <id>` alone changes only the approval mode.
+  if (options.mode !== undefined && options.provider === undefined && options.model === undefined) {
+    const changed = setDefaultMode(current.configText, options.mode);
+    if (!changed.ok) {
+      ui.error(changed.error);
+      return 1;
+    }
+    if (!(await save(paths, current, { envText: current.envText, configText: changed.text }, ui))) return 1;
+    ui.info(`Saved acp.default_mode: ${options.mode.trim()} to ${paths.config}.`);
+    return finish(ui, scripted, env);
+  }
   const answers = scripted ? fromFlags(options) : await ask(paths, current, env);
+  // Cancelled: nothing has been written, and nothing will be.
   if (!answers) return 130;
   // A key exported in the shell (kept off the command line, where `ps` shows it) is saved to .env too:
   // editors launch the agent without the shell's environment.
@@ -56,32 +79,41 @@ export async function runSetup(options: SetupOptions = {}): Promise<number> {
     ui.error(plan.error);
     return 1;
   }
+  if (!(await save(paths, current, plan.files, ui))) return 1;
+  const mode = answers.mode === undefined ? "" : `, approval mode ${answers.mode.trim()}`;
+  ui.info(`Saved ${plan.provider.label} / ${answers.model.trim()}${mode} to ${paths.config}${plan.keyEnv ? `, ${plan.keyEnv} to ${paths.env}` : ""}.`);
+  for (const note of plan.notes) ui.info(`(${note})`);
+  return finish(ui, scripted, env);
+}
+
+/** Writes what changed; Ctrl-C is held off meanwhile so .env and config.yaml are never left half-updated. */
+async function save(paths: HermesPaths, current: SetupFiles, next: SetupFiles, ui: Ui): Promise<boolean> {
+  const hold = () => undefined;
+  process.on("SIGINT", hold);
   try {
     await mkdir(paths.home, { recursive: true, mode: 0o700 });
-    if (plan.files.envText !== current.envText) await writeAtomically(paths.env, plan.files.envText, 0o600);
-    if (plan.files.configText !== current.configText) {
-      await writeAtomically(paths.config, plan.files.configText, (await modeOf(paths.config)) ?? 0o600);
+    if (next.envText !== current.envText) await writeAtomically(paths.env, next.envText, 0o600);
+    if (next.configText !== current.configText) {
+      await writeAtomically(paths.config, next.configText, (await modeOf(paths.config)) ?? 0o600);
     }
+    return true;
   } catch (error) {
     ui.error(`Could not write the Hermes settings in ${paths.home}: ${message(error)}`);
-    return 1;
+    return false;
+  } finally {
+    process.off("SIGINT", hold);
   }
-  ui.info(`Saved ${plan.provider.label} / ${answers.model.trim()} to ${paths.config}${plan.keyEnv ? `, ${plan.keyEnv} to ${paths.env}` : ""}.`);
-  for (const note of plan.notes) ui.info(`(${note})`);
+}
 
-  if (plan.provider.apiMode === "chat_completions") {
-    const baseUrl = answers.baseUrl?.trim() || plan.provider.baseUrl;
-    const probe = await listModels(baseUrl, answers.apiKey?.trim() || existingKey(plan.provider, plan.files.envText, env));
-    if (!probe.ok) ui.warn(`Warning: ${probe.error} The settings are saved anyway.`);
-    else if (probe.models.length > 0 && !probe.models.includes(answers.model.trim())) {
-      ui.warn(`Warning: ${baseUrl} does not list the model "${answers.model.trim()}".`);
-    }
-  }
-
+/** The doctor (which also asks the endpoint whether it takes the key), then the editor snippets. */
+async function finish(ui: Ui, scripted: boolean, env: EnvLike = process.env): Promise<number> {
   const lines: string[] = [];
-  const code = await runCheck((line) => lines.push(line));
+  const warnings: string[] = [];
+  const code = await runCheck({ out: (line) => lines.push(line), warn: (line) => warnings.push(line), env: { ...env } });
+  for (const w of warnings) ui.warn(w);
   if (code !== 0) {
     ui.error(lines.join("\n"));
+    ui.error("The settings are saved; fix the problem above and run `hermes-acp --check`.");
     return code;
   }
   ui.info(lines.join("\n"));
@@ -97,6 +129,7 @@ function fromFlags(options: SetupOptions): SetupAnswers {
   const answers: SetupAnswers = { provider: options.provider ?? "", model: options.model ?? findProvider(options.provider ?? "")?.defaultModel ?? "" };
   if (options.baseUrl) answers.baseUrl = options.baseUrl;
   if (options.apiKey) answers.apiKey = options.apiKey;
+  if (options.mode !== undefined) answers.mode = options.mode;
   return answers;
 }
 
@@ -110,8 +143,11 @@ async function ask(paths: HermesPaths, current: SetupFiles, env: EnvLike): Promi
   const onData = (chunk: Buffer | string) => {
     if (typeof chunk === "string" ? chunk.includes("\u0004") : chunk.includes(4)) controller.abort();
   };
+  // Between prompts the terminal is cooked, so Ctrl-C is a signal: cancel the wizard instead of dying mid-request.
+  const onSigint = () => controller.abort();
   process.stdin.once("end", onEnd);
   process.stdin.on("data", onData);
+  process.on("SIGINT", onSigint);
   const signal = controller.signal;
   try {
     intro(`Hermes setup — settings go to ${paths.home}`);
@@ -155,10 +191,11 @@ async function ask(paths: HermesPaths, current: SetupFiles, env: EnvLike): Promi
 
     let models = [...provider.models];
     if (models.length === 0) {
-      const wait = spinner();
-      wait.start("Asking the endpoint for its models");
-      const listed = await listModels(answers.baseUrl ?? provider.baseUrl, answers.apiKey ?? existingKey(provider, current.envText, env));
-      wait.stop(listed.ok ? `${listed.models.length} models found` : "Could not list models");
+      // Not clack's spinner: it takes raw mode and turns Ctrl-C into process.exit(0).
+      clackLog.step("Asking the endpoint for its models…");
+      const listed = await listModels(answers.baseUrl ?? provider.baseUrl, answers.apiKey ?? existingKey(provider, current.envText, env), 4000, signal);
+      if (signal.aborted) return undefined;
+      clackLog.info(listed.ok ? `${listed.models.length} models found` : `Could not list models: ${listed.error}`);
       if (listed.ok) models = listed.models;
     }
     let model: string | symbol = OTHER;
@@ -177,10 +214,20 @@ async function ask(paths: HermesPaths, current: SetupFiles, env: EnvLike): Promi
       if (isCancel(model)) return undefined;
     }
     answers.model = String(model).trim();
+
+    const mode = await select({
+      signal,
+      message: "Default approval mode for new sessions",
+      options: MODES.map((m) => ({ value: m.id, label: m.name, hint: m.description })),
+      initialValue: currentMode(current.configText) ?? "default",
+    });
+    if (isCancel(mode)) return undefined;
+    answers.mode = mode;
     return answers;
   } finally {
     process.stdin.off("end", onEnd);
     process.stdin.off("data", onData);
+    process.off("SIGINT", onSigint);
   }
 }
 
@@ -191,10 +238,16 @@ export async function listModels(
   baseUrl: string,
   apiKey: string | undefined,
   timeoutMs = 4000,
+  cancel?: AbortSignal,
 ): Promise<{ ok: true; models: string[] } | { ok: false; error: string }> {
   const url = `${baseUrl.replace(/\/+$/, "")}/models`;
+  const timeout = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetch(url, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(url, {
+      headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      signal: cancel ? AbortSignal.any([cancel, timeout]) : timeout,
+      redirect: "error", // a redirect could carry the key to another host
+    });
     if (response.status === 401 || response.status === 403) return { ok: false, error: `${url} rejected the API key (HTTP ${response.status}).` };
     if (!response.ok) return { ok: false, error: `${url} answered HTTP ${response.status}.` };
     const parsed = ModelList.safeParse(await response.json().catch(() => null));

@@ -18,7 +18,7 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
     },
     async connect(appInput, out) {
       const [{ ndJsonStream }, { createAgentApp }] = await Promise.all([
-        import("@agentclientprotocol/sdk/unstable"),
+        import("@agentclientprotocol/sdk"),
         import("./server.ts"),
         services.load(),
       ]);

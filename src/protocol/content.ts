@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { extname } from "node:path";
 import type { ContentPart, MessageContent } from "../agent/messages.ts";

@@ -1,4 +1,4 @@
-import { RequestError } from "@agentclientprotocol/sdk/unstable";
+import { RequestError } from "@agentclientprotocol/sdk";
 import { DomainError } from "../session/errors.ts";
 import { assertNever } from "../util/assert-never.ts";
 

@@ -1,4 +1,4 @@
-import * as acp from "@agentclientprotocol/sdk/unstable";
+import * as acp from "@agentclientprotocol/sdk";
 import type { Services } from "../app/services.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { LiveSession } from "../session/live-session.ts";
@@ -19,6 +19,14 @@ import { z } from "zod";
 
 // session/set_model left the protocol (spec 0.13.5); older clients still send it.
 const SetModelParams = z.object({ sessionId: z.string(), modelId: z.string().min(1) });
+// session/fork is unstable in ACP v1: served through the stable SDK with our own parser, which keeps
+// the unstable schemas (a second, larger set of validators) out of startup.
+const ForkParams = z.object({
+  sessionId: z.string(),
+  cwd: z.string(),
+  mcpServers: z.array(z.unknown()).optional(),
+  additionalDirectories: z.array(z.string()).optional(),
+});
 import { toUserInput } from "./content.ts";
 import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
 import { paginate } from "./pagination.ts";
@@ -158,6 +166,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     )
     .onRequest(
       "session/fork",
+      ForkParams,
       mapErrors(({ params, client: ctx }) => {
         const m = sessions(ctx);
         const fork = m.fork(m.get(params.sessionId), params.cwd);

@@ -1,4 +1,4 @@
-import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { LiveSession } from "../session/live-session.ts";
 import { MODES } from "../session/modes.ts";
 import { modelChoices } from "../session/model-choices.ts";
