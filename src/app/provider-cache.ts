@@ -2,20 +2,12 @@
 // config schema (~10 ms). The cache is keyed by everything detection reads — the sizes and mtimes of
 // .env and config.yaml and a SHA-256 of the provider-related environment — so it can never be stale;
 // on a miss the caller computes the answer and stores it. No secret is stored, only the digest.
-import { readFileSync, statSync, writeFileSync, renameSync } from "node:fs";
+import { readFileSync, writeFileSync, renameSync } from "node:fs";
+import { fileStamp } from "../util/file-stamp.ts";
 import { join } from "node:path";
 import type { HermesPaths } from "../config/paths.ts";
 
 const RELEVANT_ENV = /(_API_KEY|_TOKEN|_BASE_URL)$|^HERMES_INFERENCE_PROVIDER$|^HERMES_HOME$/;
-
-function fileStamp(path: string): string {
-  try {
-    const s = statSync(path);
-    return `${s.size}:${s.mtimeMs}`;
-  } catch {
-    return "absent";
-  }
-}
 
 /** The key for the current inputs of provider detection. */
 export function detectionKey(paths: HermesPaths, env: Record<string, string | undefined>): string {

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import { fileStamp } from "../util/file-stamp.ts";
 import { hermesHome, hermesPaths, type HermesPaths } from "../config/paths.ts";
 import { loadDotEnv } from "../config/env.ts";
 import type { HermesConfig } from "../config/schema.ts";
@@ -47,6 +48,7 @@ export class Services {
   private registryInstance: ToolRegistry | undefined;
   private clients = new Map<string, LlmClient>();
   private envLoaded = false;
+  private configCache: { stamp: string; result: ConfigResult } | undefined;
   private mods: Modules | undefined;
   private turnMods: Promise<TurnModules> | undefined;
 
@@ -79,7 +81,10 @@ export class Services {
   /** Read on every use so edits to config.yaml apply to the next session without a restart. */
   config(): ConfigResult {
     this.loadEnv();
-    return this.m.loadConfig(this.paths.config);
+    // Parsed again only when the file changed: sessions read settings many times per request.
+    const stamp = fileStamp(this.paths.config);
+    if (this.configCache?.stamp !== stamp) this.configCache = { stamp, result: this.m.loadConfig(this.paths.config) };
+    return this.configCache.result;
   }
 
   /** The provider whose credential is usable now (hermes-behaviour §5.1), or null. Never throws. */

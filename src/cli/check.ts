@@ -140,7 +140,8 @@ type Verdict = { problem?: Problem; warning?: string; note?: string };
 export function judgeProbe(probe: ModelsProbe, runtime: Runtime, envFile: string): Verdict {
   switch (probe.kind) {
     case "listed": {
-      const note = `models endpoint OK${probe.models.length > 0 ? ` (${probe.models.length} models)` : ""}`;
+      const n = probe.models.length;
+      const note = `models endpoint OK${n > 0 ? ` (${n} model${n === 1 ? "" : "s"})` : ""}`;
       if (probe.models.length > 0 && !probe.models.includes(runtime.model)) {
         return { note, warning: `${probe.url} does not list the model "${runtime.model}"; check the name (set model.default in config.yaml, or pick one with /model).` };
       }
