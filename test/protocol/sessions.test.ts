@@ -41,7 +41,7 @@ describe("session lifecycle", () => {
     const responseIndex = h.peer.received.findIndex((m) => "result" in m && (m.result as Json).sessionId === r.sessionId);
     expect(h.peer.received.indexOf(cmd)).toBeGreaterThan(responseIndex);
     const names = (((cmd.params as Json).update as Json).availableCommands as { name: string }[]).map((c) => c.name);
-    expect(names.slice(0, 4)).toEqual(["help", "model", "tools", "context"]);
+    expect(names).toEqual(["help", "model", "tools", "context", "reset", "compress", "steer", "queue", "version"]);
     await h.peer.waitFor((m) => ((m.params as Json | undefined)?.update as Json | undefined)?.sessionUpdate === "usage_update");
   });
 

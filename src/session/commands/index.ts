@@ -8,7 +8,7 @@ export type WireCommand = { name: string; description: string; input?: { hint: s
 
 /** The `available_commands_update` list, in Hermes' order. */
 export function availableCommands(): WireCommand[] {
-  return COMMANDS.filter((c) => !c.alias).map((c) => ({
+  return COMMANDS.map((c) => ({
     name: c.name,
     description: c.description,
     ...(c.hint ? { input: { hint: c.hint } } : {}),

@@ -32,7 +32,7 @@ export const COMMANDS: SlashCommand[] = [
       text: [
         "Available commands:",
         "",
-        ...COMMANDS.filter((c) => !c.alias).map((c) => `  /${c.name.padEnd(10)}  ${c.help}`),
+        ...COMMANDS.map((c) => `  /${c.name.padEnd(10)}  ${c.help}`),
         "",
         "Unrecognized /commands are sent to the model as normal messages.",
       ].join("\n"),
