@@ -4,9 +4,14 @@ import { $ } from "bun";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { z } from "zod";
 import { buildHost } from "../scripts/build.ts";
 
 export type Json = Record<string, unknown>;
+const JsonObject = z.record(z.string(), z.unknown());
+const PermissionParams = z.object({ options: z.array(z.object({ optionId: z.string(), kind: z.string() })).default([]) });
+const RpcError = z.object({ code: z.number(), message: z.string() });
+const isJsonObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 export type Timed = { msg: Json; at: number };
 
 const root = join(import.meta.dir, "..");
@@ -97,7 +102,11 @@ export class AgentProcess {
         const line = buffer.slice(start, nl);
         start = nl + 1;
         nl = buffer.indexOf("\n", start);
-        if (line.trim()) this.dispatch(JSON.parse(line) as Json, at);
+        if (!line.trim()) continue;
+        // A type guard, not zod: this runs for each of 10,000 streamed lines and must not slow the reader.
+        const msg: unknown = JSON.parse(line);
+        if (isJsonObject(msg)) this.dispatch(msg, at);
+        else throw new Error(`agent wrote a non-object line: ${line.slice(0, 200)}`);
       }
       buffer = buffer.slice(start);
     }
@@ -116,8 +125,8 @@ export class AgentProcess {
   /** The agent asks for permission before risky tools: allow once; anything else is not offered by this client. */
   private answer(msg: Json): void {
     if (msg.method === "session/request_permission") {
-      const params = msg.params as { options?: { optionId: string; kind: string }[] } | undefined;
-      const allow = params?.options?.find((o) => o.kind === "allow_once") ?? params?.options?.[0];
+      const options = PermissionParams.safeParse(msg.params).data?.options ?? [];
+      const allow = options.find((o) => o.kind === "allow_once") ?? options[0];
       this.write({ jsonrpc: "2.0", id: msg.id, result: { outcome: allow ? { outcome: "selected", optionId: allow.optionId } : { outcome: "cancelled" } } });
       return;
     }
@@ -148,9 +157,11 @@ export class AgentProcess {
   /** Like request, but a JSON-RPC error throws. */
   async call(method: string, params: unknown = {}, timeoutMs?: number): Promise<Json & { __sentAt: number; __at: number }> {
     const r = await this.request(method, params, timeoutMs);
-    const error = r.msg.error as { code: number; message: string } | undefined;
-    if (error) throw new Error(`${method} failed: ${error.code} ${error.message}`);
-    return { ...((r.msg.result ?? {}) as Json), __sentAt: r.sentAt, __at: r.at };
+    if (r.msg.error !== undefined) {
+      const error = RpcError.safeParse(r.msg.error);
+      throw new Error(`${method} failed: ${error.success ? `${error.data.code} ${error.data.message}` : JSON.stringify(r.msg.error)}`);
+    }
+    return { ...JsonObject.parse(r.msg.result ?? {}), __sentAt: r.sentAt, __at: r.at };
   }
 
   /** initialize, then wait until the SDK app behind the front has loaded (an unknown method answers -32601 from it). */

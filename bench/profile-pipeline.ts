@@ -63,6 +63,36 @@ async function clientSdk(): Promise<void> {
   ]);
 }
 
+/** J: D, but text deltas coalesced until the event loop turns (one notification per network read, not per delta). */
+let coalescedNotifications = 0;
+async function clientSdkCoalesced(): Promise<void> {
+  const app = acp.agent({ name: "bench" }).onRequest("bench/stream", z.object({}), async ({ client: ctx }) => {
+    const client = createOpenAiChatClient({ baseUrl: server.url, apiKey: null });
+    let pending = "";
+    let flushing: Promise<void> | null = null;
+    const flush = async () => {
+      const text = pending;
+      pending = "";
+      flushing = null;
+      coalescedNotifications++;
+      const update = toSessionUpdate({ type: "message_chunk", messageId: "m", text }, gates);
+      if (update) await ctx.notify("session/update", { sessionId: "s", update });
+    };
+    for await (const chunk of client.stream(request, new AbortController().signal)) {
+      if (chunk.type !== "text" || !chunk.text) continue;
+      pending += chunk.text;
+      flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(flush);
+    }
+    await flushing;
+    if (pending) await flush();
+    return {};
+  });
+  coalescedNotifications = 0;
+  await runDiscarding((input, write) => app.connect(acp.ndJsonStream(new WritableStream({ write }), input)).closed, [
+    { jsonrpc: "2.0", id: 1, method: "bench/stream", params: {} },
+  ]);
+}
+
 /** E: the whole agent in this process (front, SDK app, session, loop, SQLite), output bytes discarded. */
 let services: Services | undefined;
 async function wholeAgentInProcess(): Promise<void> {
@@ -129,13 +159,32 @@ async function clientParseOnly(): Promise<void> {
   for (const line of capturedLines) JSON.parse(line);
 }
 
+/** H, I: a process writing the same number of notification lines, per line vs coalesced per tick. */
+const writers = await Promise.all(
+  ["each", "tick"].map(async (mode) => {
+    const p = new AgentProcess(["bun", `${import.meta.dir}/fixtures/line-writer.ts`, mode], env);
+    await p.request("warm");
+    return p;
+  }),
+);
+const lineWriter = (i: number) => async () => {
+  let lines = 0;
+  const w = writers[i]!;
+  w.onMessage = () => void lines++;
+  await w.request("go");
+  if (lines !== CHUNKS) throw new Error(`line writer: ${lines} lines`);
+};
+
 const contenders: [string, () => Promise<void>][] = [
   ["A plain fetch reader", async () => void (await readPlain(server.url))],
   ["B + LLM client (createOpenAiChatClient)", clientOnly],
   ["C + toSessionUpdate + JSON.stringify + encode", clientSerialise],
   ["D + ACP SDK notify (bytes discarded)", clientSdk],
+  ["J = D with deltas coalesced per event-loop turn", clientSdkCoalesced],
   ["E whole agent in-process (prompt, bytes discarded)", wholeAgentInProcess],
   ["F compiled binary over stdio (prompt → response)", binary],
+  ["H 10,000 lines over a pipe, one stdout.write per line", lineWriter(0)],
+  ["I 10,000 lines over a pipe, one stdout.write per tick", lineWriter(1)],
 ];
 try {
   // Capture one binary run's lines for G.
@@ -147,6 +196,10 @@ try {
   for (const [, fn] of contenders) await fn(); // warm-up
   const times = new Map<string, number[]>(contenders.map(([name]) => [name, []]));
   for (let i = 0; i < RUNS; i++) for (const [name, fn] of contenders) times.get(name)?.push(await timed(fn));
+  let reads = 0;
+  const res = await fetch(`${server.url}/chat/completions`, { method: "POST", body: JSON.stringify({ model: "m", messages: [], stream: true }) });
+  for await (const _ of res.body ?? []) reads++;
+  console.log(`network reads per reply: ${reads}; J sent ${coalescedNotifications} notifications per reply`);
   const floor = median(times.get(contenders[0]![0]) ?? []);
   console.log(`${CHUNKS} chunks, median of ${RUNS} (E also timed prompt-only: ${median(wholeTimes.slice(1)).toFixed(1)} ms)`);
   for (const [name, xs] of times) {
@@ -155,6 +208,7 @@ try {
   }
 } finally {
   await agent.close();
+  for (const w of writers) await w.close();
   services?.close();
   await server.stop();
   rmSync(home, { recursive: true, force: true });

@@ -1,9 +1,11 @@
-// Built-in search vs ripgrep vs our rg path on a generated 20,000-file tree. Run: bun bench/search.bench.ts
+// Built-in search vs ripgrep vs our rg path on a generated 20,000-file tree (generated once per call).
+// Run alone: bun bench/search.bench.ts
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { searchFiles, type SearchArgs } from "../src/tools/search-files.ts";
 import { findRg } from "../src/tools/search-rg.ts";
+import { ms, type BenchRow } from "./types.ts";
 
 const FILES = 20_000;
 const PER_DIR = 100;
@@ -72,21 +74,28 @@ export async function benchSearch(): Promise<{ builtinMs: number; rgMs: number |
         ours.push(await time(() => searchFiles(args, root, signal, { backend: "rg", rgPath: rg })));
       }
     }
-    const builtinMs = median(builtin);
-    const rgMs = rg ? median(direct) : null;
-    const ourRgMs = rg ? median(ours) : null;
-    console.log(`search over ${FILES} files, median of ${RUNS}:`);
-    console.log(`  built-in  ${builtinMs.toFixed(1)} ms`);
-    if (rgMs !== null && ourRgMs !== null) {
-      console.log(`  rg direct ${rgMs.toFixed(1)} ms`);
-      console.log(`  our rg    ${ourRgMs.toFixed(1)} ms`);
-      console.log(`  built-in / rg = ${(builtinMs / rgMs).toFixed(2)}x (target <= 3x)`);
-      console.log(`  our rg / rg   = ${(ourRgMs / rgMs).toFixed(2)}x (target <= 1.2x)`);
-    } else console.log("  rg not on PATH: only the built-in search was timed");
-    return { builtinMs, rgMs, ourRgMs };
+    return { builtinMs: median(builtin), rgMs: rg ? median(direct) : null, ourRgMs: rg ? median(ours) : null };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-if (import.meta.main) await benchSearch();
+/** The table rows: built-in vs rg (≤ 3×) and our rg path vs rg run directly (≤ 1.2×). */
+export async function benchSearchRows(): Promise<BenchRow[]> {
+  const r = await benchSearch();
+  const what = `search_files over a generated tree of ${FILES.toLocaleString("en")} files (median of ${RUNS})`;
+  if (r.rgMs === null || r.ourRgMs === null) {
+    return [{ name: `${what}: built-in (rg not on PATH, no comparison)`, measured: ms(r.builtinMs), target: "≤ 3× rg", met: null }];
+  }
+  const builtin = r.builtinMs / r.rgMs;
+  const ours = r.ourRgMs / r.rgMs;
+  return [
+    { name: `${what}: built-in vs rg`, measured: ms(r.builtinMs), baseline: `${ms(r.rgMs)} rg`, ratio: builtin, target: "≤ 3×", met: builtin <= 3 },
+    { name: `${what}: our rg path vs rg`, measured: ms(r.ourRgMs), baseline: `${ms(r.rgMs)} rg`, ratio: ours, target: "≤ 1.2×", met: ours <= 1.2 },
+  ];
+}
+
+if (import.meta.main) {
+  const { printTable } = await import("./table.ts");
+  printTable(await benchSearchRows());
+}

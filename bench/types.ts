@@ -5,7 +5,8 @@ export type BenchRow = {
   baseline?: string;
   ratio?: number;
   target: string;
-  met: boolean;
+  /** null: context only (no target of the issue rides on it). */
+  met: boolean | null;
 };
 
 export function median(values: number[]): number {

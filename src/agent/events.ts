@@ -41,7 +41,11 @@ export type AgentEvent =
   | { type: "compaction"; compactionId: string; status: "in_progress" | "completed" | "failed" | "cancelled"; error?: string }
   | { type: "compaction_summary_chunk"; compactionId: string; text: string };
 
-/** Where events go. `emit` resolves once the update is on the wire, so callers can keep order. */
+/**
+ * Where events go, in order. Streamed text may be merged and sent a little later; `flush` resolves
+ * once everything emitted so far is on the wire (before a prompt's response, for instance).
+ */
 export interface EventSink {
   emit(event: AgentEvent): Promise<void>;
+  flush(): Promise<void>;
 }

@@ -51,7 +51,7 @@ export async function runToolCall(
   await sink.emit({ type: "tool_progress", toolCallId, status: "in_progress" });
   let result: ToolResult;
   try {
-    result = await runner.run(call, parsed.args, signal);
+    result = await untilAborted(runner.run(call, parsed.args, signal), signal);
   } catch (e) {
     if (signal.aborted || isAbortError(e)) {
       record("Cancelled by the user while this tool was running.");
@@ -78,4 +78,32 @@ export async function runToolCall(
     if (entries) await sink.emit({ type: "plan", entries });
   }
   return { output: result.output, cancelled: false };
+}
+
+/**
+ * Stops waiting when the turn is cancelled, even if a tool (or the editor behind it) never returns:
+ * cancel must answer promptly. The tool's own work is cancelled through the same signal.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function abortError(): Error {
+  const e = new Error("cancelled");
+  e.name = "AbortError";
+  return e;
 }

@@ -46,7 +46,6 @@ export class Services {
   readonly paths: HermesPaths;
   private storeInstance: SessionStore | undefined;
   private registryInstance: ToolRegistry | undefined;
-  private clients = new Map<string, LlmClient>();
   private envLoaded = false;
   private configCache: { stamp: string; result: ConfigResult } | undefined;
   private mods: Modules | undefined;
@@ -139,15 +138,10 @@ export class Services {
   }
 
   /** One client per provider endpoint; clients hold no per-session state. */
+  /** A client for the runtime's endpoint (callers keep it: clients hold no conversation state). */
   async llm(runtime: Runtime, onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void): Promise<LlmClient> {
     const t = await this.turn();
-    const key = `${runtime.provider}|${runtime.baseUrl}|${runtime.apiMode}|${runtime.apiKey ?? ""}`;
-    if (onRetry) return t.wrapForRecordReplay(t.createLlmClient(runtime, { onRetry, ...this.llmTimeouts() }), this.env);
-    const cached = this.clients.get(key);
-    if (cached) return cached;
-    const client = t.wrapForRecordReplay(t.createLlmClient(runtime, this.llmTimeouts()), this.env);
-    this.clients.set(key, client);
-    return client;
+    return t.wrapForRecordReplay(t.createLlmClient(runtime, { ...(onRetry ? { onRetry } : {}), ...this.llmTimeouts() }), this.env);
   }
 
   private llmTimeouts() {

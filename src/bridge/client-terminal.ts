@@ -13,7 +13,7 @@ export function acpShell(client: acp.AgentContext, sessionId: string): Shell {
         cwd: options.cwd,
         outputByteLimit: options.outputLimit,
         ...(options.env ? { env: Object.entries(options.env).map(([name, value]) => ({ name, value })) } : {}),
-      });
+      }, { cancellationSignal: AbortSignal.any([options.signal, AbortSignal.timeout(30_000)]) });
       options.onStart?.({ terminalId: terminal.id });
       let timer: ReturnType<typeof setTimeout> | undefined;
       let onAbort: (() => void) | undefined;

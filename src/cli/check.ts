@@ -38,7 +38,7 @@ export async function runCheck(options: CheckOptions = {}): Promise<number> {
   const paths = services.paths;
 
   try {
-    await import("@agentclientprotocol/sdk/unstable");
+    await import("@agentclientprotocol/sdk"); // what the serve path loads
   } catch (e) {
     problems.push({ what: `The ACP SDK failed to load: ${message(e)}`, fix: "Reinstall hermes-acp." });
   }

@@ -145,6 +145,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         s.mcp.attach(params.mcpServers, s.cwd);
         try {
           for (const event of m.replay(s)) await s.ports.sink.emit(event);
+          await s.ports.sink.flush();
         } catch (e) {
           log.warn(`ACP history replay raised during session/load for ${s.id} — load will still succeed, partial transcript may be missing`, e);
         }
@@ -255,8 +256,10 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const input = toUserInput(params.prompt);
         if (!input.text && (typeof input.content === "string" || input.content.length === 0)) return { stopReason: "end_turn" };
         const command = await runSlashCommand(s, input);
-        if (command) return { stopReason: command.stopReason };
-        return { stopReason: await startTurn(s, input) };
+        const stopReason = command ? command.stopReason : await startTurn(s, input);
+        // Every update of the turn goes out before its response (streamed text may still be buffered).
+        await s.ports.sink.flush().catch(() => undefined);
+        return { stopReason };
       }),
     );
 }

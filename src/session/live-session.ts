@@ -3,7 +3,7 @@ import type { StopReason } from "../agent/stop-reason.ts";
 import type { SessionApprover } from "../approvals/session-approver.ts";
 import { modelSettings } from "../config/load.ts";
 import { resolveRuntime, type Runtime } from "../llm/resolve.ts";
-import type { Usage } from "../llm/types.ts";
+import type { LlmClient, Usage } from "../llm/types.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { log } from "../util/log.ts";
 import type { Services } from "../app/services.ts";
@@ -40,6 +40,7 @@ export class LiveSession {
   /** Prompts parked with /queue while idle; they run after the next turn. */
   readonly deferred: UserInput[] = [];
   readonly queue: TurnQueue;
+  private llmCache: { key: string; client: LlmClient } | undefined;
   readonly mcp: SessionMcp;
   private cost = 0;
   private readonly toolCallIds = new Set<string>();
@@ -90,6 +91,23 @@ export class LiveSession {
     processRegistry.killAllForSession(this.id);
   }
 
+  /** The provider client for `runtime`, kept while the endpoint stays the same; retries show as notices. */
+  async llm(runtime: Runtime): Promise<LlmClient> {
+    const key = `${runtime.provider}|${runtime.baseUrl}|${runtime.apiMode}|${runtime.apiKey ?? ""}`;
+    if (this.llmCache?.key !== key) {
+      const client = await this.services.llm(runtime, (info) => {
+        void this.ports.sink.emit({
+          type: "notice",
+          severity: "warning",
+          title: "Provider busy, retrying",
+          description: `${info.reason}; retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`,
+        });
+      });
+      this.llmCache = { key, client };
+    }
+    return this.llmCache.client;
+  }
+
   runTurn(input: UserInput, signal: AbortSignal): Promise<StopReason> {
     return runTurn(this, input, signal);
   }
@@ -107,7 +125,7 @@ export class LiveSession {
     if (this.history.length === 0) return "Nothing to compress — conversation is empty.";
     const resolved = this.resolveRuntime();
     if (!resolved.ok) return `Compression failed: ${resolved.error}`;
-    const llm = await this.services.llm(resolved.runtime);
+    const llm = await this.llm(resolved.runtime);
     const outcome = await compactSession(this, { runtime: resolved.runtime, llm, signal, force: true });
     if (!outcome.ok) return outcome.error.startsWith("Nothing to compress") ? outcome.error : `Compression failed: ${outcome.error}`;
     const fmt = (n: number) => n.toLocaleString("en-US");

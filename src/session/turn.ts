@@ -22,14 +22,7 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
   }
   const runtime = resolved.runtime;
   try {
-    const llm = await session.services.llm(runtime, (info) => {
-      void sink.emit({
-        type: "notice",
-        severity: "warning",
-        title: "Provider busy, retrying",
-        description: `${info.reason}; retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`,
-      });
-    });
+    const llm = await session.llm(runtime);
     if (signal.aborted) return "cancelled";
     const user: ChatMessage = { role: "user", content: input.content };
     session.history.push(user);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, startHarness, tempDir, type Harness } from "../helpers/harness.ts";
-import { NO_ANSWER, type Json } from "../helpers/rpc-peer.ts";
+import { mergeChunks, NO_ANSWER, type Json } from "../helpers/rpc-peer.ts";
 import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
 
 let llm: FakeLlmServer;
@@ -48,7 +48,7 @@ describe("the agent turn", () => {
     const r = await prompt(h, sessionId, "What is in notes.txt?");
     expect(r.result).toEqual({ stopReason: "end_turn" });
 
-    const updates = h.peer.updates(sessionId).filter((u) => !["available_commands_update", "usage_update", "session_info_update"].includes(String(u.sessionUpdate)));
+    const updates = mergeChunks(h.peer.updates(sessionId).filter((u) => !["available_commands_update", "usage_update", "session_info_update"].includes(String(u.sessionUpdate))));
     expect(kinds(updates)).toEqual([
       "agent_thought_chunk",
       "agent_message_chunk",
@@ -57,8 +57,8 @@ describe("the agent turn", () => {
       "tool_call_update",
       "agent_thought_chunk",
       "agent_message_chunk",
-      "agent_message_chunk",
     ]);
+    expect((updates[6]!.content as Json).text).toBe("The file has two lines.");
     expect(updates[2]).toMatchObject({ toolCallId: "call_1", kind: "read", title: "read: notes.txt" });
     expect(updates[4]).toMatchObject({ toolCallId: "call_1", status: "completed" });
     expect(JSON.stringify(updates[4])).toContain("alpha");

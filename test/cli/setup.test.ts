@@ -3,7 +3,17 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseDotEnv } from "dotenv";
-import { applySetup, currentChoice, editorSnippets, quoteEnvValue, setEnvVar, setModelConfig, validateAnswers } from "../../src/cli/setup-steps.ts";
+import {
+  applySetup,
+  currentChoice,
+  currentMode,
+  editorSnippets,
+  quoteEnvValue,
+  setDefaultMode,
+  setEnvVar,
+  setModelConfig,
+  validateAnswers,
+} from "../../src/cli/setup-steps.ts";
 import { parseConfigText } from "../../src/config/load.ts";
 import { resolveRuntime } from "../../src/llm/resolve.ts";
 import { startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
@@ -139,6 +149,56 @@ describe("validateAnswers", () => {
   });
 });
 
+describe("setDefaultMode / currentMode", () => {
+  test.each([
+    ["an empty file", "", "acp:\n  default_mode: dont_ask\n"],
+    ["an empty acp section", "acp:\n", "acp:\n  default_mode: dont_ask\n"],
+    ["a commented empty acp section", "acp: # hermes-acp only\nmodel: x\n", "acp:\n  # hermes-acp only\n  default_mode: dont_ask\nmodel: x\n"],
+    ["other acp keys", "acp:\n  keepalive_interval_s: 5 # seconds\n", "acp:\n  keepalive_interval_s: 5 # seconds\n  default_mode: dont_ask\n"],
+    ["an existing mode with a comment", "acp:\n  default_mode: default # why\n", "acp:\n  default_mode: dont_ask # why\n"],
+    ["the existing config", EXISTING_CONFIG, `${EXISTING_CONFIG}acp:\n  default_mode: dont_ask\n`],
+    ["a trailing comment", "model: x\n\n# end\n", "model: x\nacp:\n  default_mode: dont_ask\n\n# end\n"],
+  ])("%s", (_label, before, after) => {
+    const result = setDefaultMode(before, "dont_ask");
+    expect(result).toEqual({ ok: true, text: after });
+    if (result.ok) {
+      expect(currentMode(result.text)).toBe("dont_ask");
+      const parsed = parseConfigText(result.text, "config.yaml");
+      expect(parsed.ok && parsed.config.acp.default_mode).toBe("dont_ask");
+    }
+  });
+
+  test.each([
+    ["an unknown mode", "", "yolo", 'Unknown approval mode "yolo"'],
+    ["a scalar acp", "acp: 3\n", "default", "`acp:` is not a mapping"],
+    ["broken YAML", "acp: [\n", "default", "not valid YAML"],
+    ["a list", "- a\n", "default", "not a mapping"],
+  ])("refuses %s", (_label, before, mode, message) => {
+    const result = setDefaultMode(before, mode);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toContain(message);
+  });
+
+  test.each([
+    ["nothing", "", undefined],
+    ["a valid mode", "acp:\n  default_mode: accept_edits\n", "accept_edits"],
+    ["an unknown mode", "acp:\n  default_mode: yolo\n", undefined],
+    ["broken YAML", "acp: [", undefined],
+  ] as const)("currentMode reads %s", (_label, text, expected) => {
+    expect(currentMode(text)).toBe(expected);
+  });
+
+  test("applySetup writes the mode with the model, and refuses an unknown one", () => {
+    const p = plan({ provider: "custom", baseUrl: "http://127.0.0.1:9/v1", model: "m", mode: " accept_edits " }, "", "# mine\nmax_turns: 30\n");
+    expect(p.files.configText).toBe("# mine\nmax_turns: 30\nmodel:\n  provider: custom\n  default: m\n  base_url: http://127.0.0.1:9/v1\nacp:\n  default_mode: accept_edits\n");
+    const noMode = plan({ provider: "custom", baseUrl: "http://127.0.0.1:9/v1", model: "m" });
+    expect(noMode.files.configText).not.toContain("acp");
+    const bad = applySetup({ provider: "custom", baseUrl: "http://127.0.0.1:9/v1", model: "m", mode: "Don't Ask" }, { envText: "", configText: "" });
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error).toContain("dont_ask (Don't Ask)");
+  });
+});
+
 test.each([
   ["a mapping", EXISTING_CONFIG, { provider: "openrouter", model: "anthropic/claude-opus-4.6" }],
   ["an alias and the `model:` key", "model:\n  provider: Claude\n  model: claude-haiku-4-5\n", { provider: "anthropic", model: "claude-haiku-4-5" }],
@@ -221,16 +281,38 @@ describe("hermes-acp --setup (end to end)", () => {
     expect(seen).toEqual(["/api/v1/models Bearer sk-or-from-shell-123"]);
   }, SLOW);
 
-  test("warns, but keeps the settings, when the endpoint rejects the key or lacks the model", async () => {
+  test("keeps the settings but fails the check when the endpoint rejects the key; warns when it lacks the model", async () => {
     llm.modelsFailure = 401;
-    const rejected = await cli(["--setup", "--provider", "custom", "--base-url", llm.url, "--model", "fake-model", "--api-key", "sk-bad-key-123"], freshHome());
+    const home = freshHome();
+    const rejected = await cli(["--setup", "--provider", "custom", "--base-url", llm.url, "--model", "fake-model", "--api-key", "sk-bad-key-123"], home);
     llm.modelsFailure = null;
-    expect(rejected.code).toBe(0);
-    expect(rejected.err).toContain("rejected the API key (HTTP 401)");
-    expect(rejected.err).not.toContain("sk-bad-key-123");
+    expect(rejected.code).toBe(1);
+    expect(rejected.err).toContain("rejected the API key (from OPENAI_API_KEY) with HTTP 401");
+    expect(rejected.err).toContain("The settings are saved");
+    expect(rejected.out + rejected.err).not.toContain("sk-bad-key-123");
+    expect(readFileSync(join(home, ".env"), "utf8")).toBe("OPENAI_API_KEY=sk-bad-key-123\n");
     const unknown = await cli(["--setup", "--provider", "custom", "--base-url", llm.url, "--model", "no-such-model"], freshHome());
     expect(unknown.code).toBe(0);
     expect(unknown.err).toContain('does not list the model "no-such-model"');
+  }, SLOW);
+
+  test("--mode writes acp.default_mode with the rest, and alone changes only the mode", async () => {
+    const home = freshHome();
+    const setup = await cli(["--setup", "--provider", "custom", "--base-url", llm.url, "--model", "fake-model", "--mode", "accept_edits"], home);
+    expect(setup.err).toBe("");
+    expect(setup.code).toBe(0);
+    expect(setup.out).toContain("mode accept_edits");
+    const first = readFileSync(join(home, "config.yaml"), "utf8");
+    expect(first).toContain("acp:\n  default_mode: accept_edits\n");
+
+    const only = await cli(["--setup", "--mode", "dont_ask"], home);
+    expect(only.code).toBe(0);
+    expect(readFileSync(join(home, "config.yaml"), "utf8")).toBe(first.replace("accept_edits", "dont_ask"));
+
+    const bad = await cli(["--setup", "--mode", "yolo"], home);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('Unknown approval mode "yolo"');
+    expect(readFileSync(join(home, "config.yaml"), "utf8")).toContain("default_mode: dont_ask");
   }, SLOW);
 
   test("fails with a clear message and writes nothing when the key is missing", async () => {

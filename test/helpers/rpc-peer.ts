@@ -148,3 +148,20 @@ export async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerat
   }
   if (buffer.trim()) yield buffer;
 }
+
+/**
+ * Streamed text may arrive split or merged (the agent coalesces deltas while a write is in flight):
+ * joins consecutive chunks of the same kind and message so tests compare what the user sees.
+ */
+export function mergeChunks(updates: Json[]): Json[] {
+  const out: Json[] = [];
+  for (const u of updates) {
+    const last = out.at(-1);
+    const chunky = u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "agent_thought_chunk";
+    if (chunky && last && last.sessionUpdate === u.sessionUpdate && last.messageId === u.messageId && !last._meta && !u._meta) {
+      const text = String((last.content as Json).text) + String((u.content as Json).text);
+      out[out.length - 1] = { ...last, content: { ...(last.content as Json), text } };
+    } else out.push(u);
+  }
+  return out;
+}

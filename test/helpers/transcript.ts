@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, startHarness, tempDir, type Harness } from "./harness.ts";
 import { reply, type FakeLlmServer, type ReplyBuilder } from "./fake-llm-server.ts";
-import type { Json } from "./rpc-peer.ts";
+import { mergeChunks, type Json } from "./rpc-peer.ts";
 import { VERSION } from "../../src/version.ts";
 
 export type ReplyStep =
@@ -130,7 +130,26 @@ export async function runTranscript(t: Transcript, llm: FakeLlmServer): Promise<
   }
   await flush();
   await h.close();
-  return frames.map(normalizer(cwd, home, llm.url));
+  return mergeChunkFrames(frames).map(normalizer(cwd, home, llm.url));
+}
+
+/** Consecutive text chunks of one message are one frame: how they were split on the wire is not behaviour. */
+function mergeChunkFrames(frames: unknown[]): unknown[] {
+  const out: unknown[] = [];
+  for (const f of frames) {
+    const prev = out.at(-1) as Json | undefined;
+    const update = ((f as Json).params as Json | undefined)?.update as Json | undefined;
+    const prevUpdate = (prev?.params as Json | undefined)?.update as Json | undefined;
+    if (update && prevUpdate && (f as Json).method === "session/update" && prev?.method === "session/update") {
+      const merged = mergeChunks([prevUpdate, update]);
+      if (merged.length === 1) {
+        out[out.length - 1] = { ...prev, params: { ...(prev.params as Json), update: merged[0] } };
+        continue;
+      }
+    }
+    out.push(f);
+  }
+  return out;
 }
 
 export function loadTranscript(path: string): Transcript {
