@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, tempDir, writeHome } from "../helpers/harness.ts";
 import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
-import { spawnAgent } from "../helpers/spawn-agent.ts";
+import { runCommand, spawnAgent } from "../helpers/spawn-agent.ts";
 import type { Json } from "../helpers/rpc-peer.ts";
 
 const root = join(import.meta.dir, "../..");
@@ -58,20 +58,20 @@ describe.each(commands)("%s", (_name, cmd) => {
     expect((await agent.peer.call("initialize", INIT)).protocolVersion).toBe(1);
     agent.closeStdin();
     expect(await agent.proc.exited).toBe(0);
-    const help = Bun.spawnSync([...cmd, "--help"], { env: isolatedEnv(home), cwd: root });
-    expect(help.stdout.toString() + help.stderr.toString()).toContain("--check");
+    const help = await runCommand([...cmd, "--help"], { env: isolatedEnv(home), cwd: root });
+    expect(help.stdout + help.stderr).toContain("--check");
   });
 
   test("--version prints the version and --check reports problems with a non-zero exit", async () => {
     const home = join(tempDir(), "hermes");
-    const v = Bun.spawnSync([...cmd, "--version"], { env: isolatedEnv(home), cwd: root });
-    expect(v.stdout.toString().trim()).toMatch(/^\d+\.\d+\.\d+/);
-    const bad = Bun.spawnSync([...cmd, "--check"], { env: isolatedEnv(home), cwd: root });
+    const v = await runCommand([...cmd, "--version"], { env: isolatedEnv(home), cwd: root });
+    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    const bad = await runCommand([...cmd, "--check"], { env: isolatedEnv(home), cwd: root });
     expect(bad.exitCode).not.toBe(0);
-    expect(bad.stdout.toString()).toContain("Fix:");
+    expect(bad.stdout).toContain("Fix:");
     writeHome(home, { config: fakeProviderConfig(llm.url) });
-    const ok = Bun.spawnSync([...cmd, "--check"], { env: isolatedEnv(home), cwd: root });
-    expect(ok.stdout.toString()).toContain("OK");
+    const ok = await runCommand([...cmd, "--check"], { env: isolatedEnv(home), cwd: root });
+    expect(ok.stdout).toContain("OK");
     expect(ok.exitCode).toBe(0);
   });
 });

@@ -22,3 +22,10 @@ export function spawnAgent(cmd: string[], env: Record<string, string | undefined
     closeStdin: () => void proc.stdin.end(),
   };
 }
+
+/** Runs a command to completion without blocking this process (a fake server in the test must keep answering). */
+export async function runCommand(cmd: string[], opts: { env: Record<string, string | undefined>; cwd?: string }): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(cmd, { env: opts.env, ...(opts.cwd ? { cwd: opts.cwd } : {}), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { exitCode, stdout, stderr };
+}

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { INIT, tempDir, writeHome } from "../helpers/harness.ts";
 import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
-import { spawnAgent } from "../helpers/spawn-agent.ts";
+import { runCommand, spawnAgent } from "../helpers/spawn-agent.ts";
 import type { Json } from "../helpers/rpc-peer.ts";
 import { agentCommand, agentEnv, ROOT, textPrompt } from "./common.ts";
 
@@ -91,8 +91,8 @@ describe("secrets", () => {
   test("--check reports the configured key masked", async () => {
     const home = join(tempDir(), "hermes");
     writeHome(home, { config: `model:\n  provider: custom\n  base_url: ${llm.url}\n  default: fake-model\n`, env: `OPENAI_API_KEY=${KEY}\n` });
-    const r = Bun.spawnSync([...agentCommand(), "--check"], { env: agentEnv(home, { HERMES_ACP_LOG_LEVEL: "debug" }), cwd: ROOT });
-    const out = `${r.stdout.toString()}\n${r.stderr.toString()}`;
+    const r = await runCommand([...agentCommand(), "--check"], { env: agentEnv(home, { HERMES_ACP_LOG_LEVEL: "debug" }), cwd: ROOT });
+    const out = `${r.stdout}\n${r.stderr}`;
     expect(out).not.toContain(KEY);
     expect(out.length).toBeGreaterThan(0);
   });
