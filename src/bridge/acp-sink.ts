@@ -2,39 +2,38 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { AgentEvent, EventSink } from "../agent/events.ts";
 import { toSessionUpdate, type UpdateGates } from "./to-session-update.ts";
 
+/** About one editor frame: merged text arrives as smoothly as the editor can show it. */
+const COALESCE_WINDOW_MS = 16;
+
 type Chunk = Extract<AgentEvent, { type: "message_chunk" | "thought_chunk" }>;
 
 const isChunk = (e: AgentEvent): e is Chunk => (e.type === "message_chunk" || e.type === "thought_chunk") && !("meta" in e && e.meta);
 
 /**
  * Sends agent events as `session/update` notifications, in order; variants the client did not opt in
- * to are dropped. Text deltas are write-behind: the first goes out at once, and deltas that arrive
- * while a write is in flight are merged into one chunk (a fast model sends thousands of tiny deltas;
- * one notification each costs more than the model's own stream). Other events first flush the text.
+ * to are dropped. Text deltas are write-behind: a delta after a quiet spell goes out at once, and the
+ * deltas of the next few milliseconds are merged into one chunk (a fast model sends thousands of tiny
+ * deltas; one notification each costs more than the model's own stream, and no editor repaints that
+ * often). Any other event first flushes the text.
  */
-export function acpEventSink(client: acp.AgentContext, sessionId: string, gates: UpdateGates): EventSink {
+export function acpEventSink(client: acp.AgentContext, sessionId: string, gates: UpdateGates, windowMs = COALESCE_WINDOW_MS): EventSink {
   let pending: Chunk | null = null;
-  let writing: Promise<void> | null = null;
+  /** The last write; every write waits for the one before it, so order is kept. */
+  let tail: Promise<void> = Promise.resolve();
+  let window: ReturnType<typeof setTimeout> | null = null;
 
-  const send = async (event: AgentEvent) => {
+  const send = (event: AgentEvent): Promise<void> => {
     const update = toSessionUpdate(event, gates);
-    if (update) await client.notify("session/update", { sessionId, update });
+    if (!update) return tail;
+    tail = tail.then(() => client.notify("session/update", { sessionId, update })).catch(() => undefined);
+    return tail;
   };
 
-  /** Writes merged text until none is left; only one drain runs at a time. */
-  const drain = (): Promise<void> => {
-    writing ??= (async () => {
-      try {
-        while (pending) {
-          const chunk = pending;
-          pending = null;
-          await send(chunk);
-        }
-      } finally {
-        writing = null;
-      }
-    })();
-    return writing;
+  /** Queues the merged text, if any, as one notification. */
+  const sendPending = (): Promise<void> => {
+    const chunk = pending;
+    pending = null;
+    return chunk ? send(chunk) : tail;
   };
 
   const sink: EventSink = {
@@ -43,19 +42,30 @@ export function acpEventSink(client: acp.AgentContext, sessionId: string, gates:
         if (pending && pending.type === event.type && pending.messageId === event.messageId) {
           pending = { ...pending, text: pending.text + event.text };
         } else {
-          if (pending) await drain();
+          void sendPending();
           pending = { ...event };
         }
-        // Not awaited: the caller keeps reading the model while this goes out.
-        void drain().catch(() => undefined);
+        if (!window) {
+          // After a quiet spell the text goes out at once; what follows within the window is merged.
+          void sendPending();
+          window = setTimeout(() => {
+            window = null;
+            void sendPending();
+          }, windowMs);
+        }
         return;
       }
-      await sink.flush();
+      await flushed();
       await send(event);
     },
-    async flush() {
-      while (pending || writing) await drain();
-    },
+    flush: flushed,
   };
+
+  async function flushed(): Promise<void> {
+    if (window) clearTimeout(window);
+    window = null;
+    await sendPending();
+  }
+
   return sink;
 }
