@@ -17,6 +17,10 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
       return initializeResponse(await services.detectProviderEarly());
     },
     async connect(appInput, out) {
+      // Schemas here are parsed a handful of times each: zod's JIT (code generation on first parse)
+      // costs more than it saves, and it ran on the session/new critical path.
+      const { z } = await import("zod");
+      z.config({ jitless: true });
       const [{ ndJsonStream }, { createAgentApp }] = await Promise.all([
         import("@agentclientprotocol/sdk"),
         import("./server.ts"),

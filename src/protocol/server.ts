@@ -31,7 +31,7 @@ import { toUserInput } from "./content.ts";
 import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
 import { paginate } from "./pagination.ts";
 import { switchModel } from "../session/switch-model.ts";
-import { refreshModelChoices } from "../session/model-choices.ts";
+import { modelChoices, refreshModelChoices } from "../session/model-choices.ts";
 import { startTurn } from "../session/start-turn.ts";
 
 export type ServerOptions = {
@@ -98,13 +98,16 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     }, 0);
   };
 
-  const sessionResponse = (s: LiveSession, meta?: Record<string, unknown>) => ({
-    modes: modeState(s),
-    configOptions: configOptions(s),
-    // Older clients (before the model config option) read this removed field; newer ones ignore it.
-    models: legacyModelState(s),
-    ...(meta ? { _meta: meta } : {}),
-  });
+  const sessionResponse = (s: LiveSession, meta?: Record<string, unknown>) => {
+    const choices = modelChoices(s);
+    return {
+      modes: modeState(s),
+      configOptions: configOptions(s, choices),
+      // Older clients (before the model config option) read this removed field; newer ones ignore it.
+      models: legacyModelState(choices),
+      ...(meta ? { _meta: meta } : {}),
+    };
+  };
 
   const live = (ctx: acp.AgentContext, id: string): LiveSession => sessions(ctx).getLive(id);
 
@@ -144,7 +147,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         m.updateCwd(s, params.cwd);
         s.mcp.attach(params.mcpServers, s.cwd);
         try {
-          for (const event of m.replay(s)) await s.ports.sink.emit(event);
+          for (const event of await m.replay(s)) await s.ports.sink.emit(event);
           await s.ports.sink.flush();
         } catch (e) {
           log.warn(`ACP history replay raised during session/load for ${s.id} — load will still succeed, partial transcript may be missing`, e);

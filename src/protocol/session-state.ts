@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { LiveSession } from "../session/live-session.ts";
 import { MODES } from "../session/modes.ts";
-import { modelChoices } from "../session/model-choices.ts";
+import { modelChoices, type ModelChoices } from "../session/model-choices.ts";
 
 export function modeState(session: LiveSession): acp.SessionModeState {
   return {
@@ -28,8 +28,7 @@ function thoughtLevelOption(session: LiveSession, provider: string): acp.Session
 }
 
 /** The older `models` state, for clients that still read it instead of the model config option. */
-export function legacyModelState(session: LiveSession): { currentModelId: string; availableModels: { modelId: string; name: string; description?: string }[] } {
-  const choices = modelChoices(session);
+export function legacyModelState(choices: ModelChoices): { currentModelId: string; availableModels: { modelId: string; name: string; description?: string }[] } {
   return {
     currentModelId: choices.current,
     availableModels: choices.groups.flatMap((g) =>
@@ -39,7 +38,7 @@ export function legacyModelState(session: LiveSession): { currentModelId: string
 }
 
 /** The full option list (acp-protocol §4.2): mode first, then the model picker, then thinking when supported. */
-export function configOptions(session: LiveSession): acp.SessionConfigOption[] {
+export function configOptions(session: LiveSession, choices: ModelChoices = modelChoices(session)): acp.SessionConfigOption[] {
   const mode: acp.SessionConfigOption = {
     id: "mode",
     name: "Mode",
@@ -49,7 +48,6 @@ export function configOptions(session: LiveSession): acp.SessionConfigOption[] {
     currentValue: session.settings.mode,
     options: MODES.map((m) => ({ value: m.id, name: m.name, description: m.description })),
   };
-  const choices = modelChoices(session);
   const model: acp.SessionConfigOption = {
     id: "model",
     name: "Model",

@@ -8,13 +8,12 @@ import type { LiveSession } from "./live-session.ts";
 import { newHermesSessionId } from "./store.ts";
 import { settingsToModelConfig } from "./settings.ts";
 import { isCompactionSummary } from "./replay.ts";
+import { DISPLAY_FROM_KEY } from "./lineage-keys.ts";
 
 export type CompactionOutcome =
   | { ok: true; before: { messages: number; tokens: number }; after: { messages: number; tokens: number } }
   | { ok: false; error: string };
 
-/** model_config keys of a continuation row: which of its messages the user has not seen yet. */
-export const DISPLAY_FROM_KEY = "acp_display_from";
 
 export function sessionCompressionSettings(session: LiveSession, runtime: Runtime): { settings: CompressionSettings; enabled: boolean } {
   const cfg = session.services.config();

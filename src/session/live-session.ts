@@ -15,13 +15,8 @@ import { estimateTokens } from "../agent/tokens.ts";
 import { DomainError } from "./errors.ts";
 import { catalogContextLength } from "./model-choices.ts";
 import { sessionProvenance } from "./provenance.ts";
-import { compactSession } from "./compaction.ts";
-import { rebuildTodosFromHistory, todoStoreOf } from "../tools/todo-store.ts";
-import { processRegistry } from "../tools/process-registry.ts";
 import { TurnQueue } from "./turn-queue.ts";
 import { SessionMcp } from "./session-mcp.ts";
-import { createSessionApprover } from "./session-approver-setup.ts";
-import { runTurn } from "./turn.ts";
 
 const DEFAULT_CONTEXT = 128_000;
 
@@ -35,7 +30,7 @@ export class LiveSession {
   history: ChatMessage[];
   title: string | null;
   readonly toolState = new Map<string, unknown>();
-  readonly approver: SessionApprover;
+  private bench: Promise<{ approver: SessionApprover }> | undefined;
   lastUsage: { used: number; size: number } | undefined;
   /** Prompts parked with /queue while idle; they run after the next turn. */
   readonly deferred: UserInput[] = [];
@@ -56,9 +51,6 @@ export class LiveSession {
     this.history = init.history;
     this.title = init.title;
     for (const m of init.history) if (m.role === "assistant") for (const c of m.tool_calls ?? []) this.toolCallIds.add(c.id);
-    // A restored session regains its todo list from the last todo result in history.
-    todoStoreOf(this.toolState).replace(rebuildTodosFromHistory(init.history));
-    this.approver = createSessionApprover(services, ports.permissions, { mode: () => this.settings.mode, cwd: () => this.settings.cwd });
     this.queue = new TurnQueue(() => new DomainError("SESSION_NOT_FOUND", `Session not found or closed: ${id}`, { sessionId: id }));
     this.mcp = new SessionMcp(id, services, ports.sink);
   }
@@ -88,7 +80,7 @@ export class LiveSession {
     this.deferred.length = 0;
     this.queue.close();
     this.mcp.release();
-    processRegistry.killAllForSession(this.id);
+    void import("../tools/process-registry.ts").then((m) => m.processRegistry.killAllForSession(this.id));
   }
 
   /** The provider client for `runtime`, kept while the endpoint stays the same; retries show as notices. */
@@ -108,7 +100,24 @@ export class LiveSession {
     return this.llmCache.client;
   }
 
-  runTurn(input: UserInput, signal: AbortSignal): Promise<StopReason> {
+  /**
+   * What running tools needs — the approver and the todo list restored from history — loaded with
+   * the first turn rather than at session/new (startup time is the first thing a user feels).
+   */
+  workbench(): Promise<{ approver: SessionApprover }> {
+    this.bench ??= (async () => {
+      const [{ createSessionApprover }, { rebuildTodosFromHistory, todoStoreOf }] = await Promise.all([
+        import("./session-approver-setup.ts"),
+        import("../tools/todo-store.ts"),
+      ]);
+      if (!this.toolState.has("todo")) todoStoreOf(this.toolState).replace(rebuildTodosFromHistory(this.history));
+      return { approver: createSessionApprover(this.services, this.ports.permissions, { mode: () => this.settings.mode, cwd: () => this.settings.cwd }) };
+    })();
+    return this.bench;
+  }
+
+  async runTurn(input: UserInput, signal: AbortSignal): Promise<StopReason> {
+    const { runTurn } = await import("./turn.ts");
     return runTurn(this, input, signal);
   }
 
@@ -117,7 +126,7 @@ export class LiveSession {
     const store = this.services.store();
     for (const hermesId of store.lineage(this.id)) store.deactivateMessages(hermesId);
     this.history = [];
-    todoStoreOf(this.toolState).replace([]);
+    this.toolState.clear();
   }
 
   /** /compress: compress now, whatever the threshold; the reply for the user. */
@@ -126,6 +135,8 @@ export class LiveSession {
     const resolved = this.resolveRuntime();
     if (!resolved.ok) return `Compression failed: ${resolved.error}`;
     const llm = await this.llm(resolved.runtime);
+    await this.workbench(); // the todo list must be known: compression carries it over
+    const { compactSession } = await import("./compaction.ts");
     const outcome = await compactSession(this, { runtime: resolved.runtime, llm, signal, force: true });
     if (!outcome.ok) return outcome.error.startsWith("Nothing to compress") ? outcome.error : `Compression failed: ${outcome.error}`;
     const fmt = (n: number) => n.toLocaleString("en-US");

@@ -7,8 +7,8 @@ import { LiveSession } from "./live-session.ts";
 import type { ClientPorts } from "./ports.ts";
 import { settingsFromModelConfig, settingsToModelConfig, type SessionSettings } from "./settings.ts";
 import { normalizeCwdForMatch, translateCwd } from "./cwd.ts";
-import { isCompactionSummary, replayEvents, type ReplayItem } from "./replay.ts";
-import { DISPLAY_FROM_KEY } from "./compaction.ts";
+import type { ReplayItem } from "./replay.ts";
+import { DISPLAY_FROM_KEY } from "./lineage-keys.ts";
 import type { AgentEvent } from "../agent/events.ts";
 import { DomainError } from "./errors.ts";
 import { isMode } from "./modes.ts";
@@ -75,9 +75,10 @@ export class SessionManager {
     return this.sessions.get(id);
   }
 
-  /** Everything the user saw, as updates, oldest first. */
-  replay(session: LiveSession): AgentEvent[] {
-    return [...replayEvents(this.transcript(session), session.cwd)];
+  /** Everything the user saw, as updates, oldest first (the display code loads with the first replay). */
+  async replay(session: LiveSession): Promise<AgentEvent[]> {
+    const { replayEvents, isCompactionSummary } = await import("./replay.ts");
+    return [...replayEvents(this.transcript(session, isCompactionSummary), session.cwd)];
   }
 
   has(id: string): boolean {
@@ -98,13 +99,13 @@ export class SessionManager {
    * The conversation as the user saw it: every message of the compression chain, oldest first. A
    * continuation starts with the compressed context; of that, only the summary is new to the user.
    */
-  transcript(session: LiveSession): ReplayItem[] {
+  transcript(session: LiveSession, isSummary: (m: ChatMessage) => boolean): ReplayItem[] {
     const store = this.store();
     const items: ReplayItem[] = [];
     for (const [i, hermesId] of store.lineage(session.id).entries()) {
       const displayFrom = i === 0 ? 0 : Number(store.getSession(hermesId)?.modelConfig[DISPLAY_FROM_KEY] ?? 0);
       for (const [index, m] of store.loadMessages(hermesId).entries()) {
-        if (index < displayFrom && !isCompactionSummary(m.message)) continue;
+        if (index < displayFrom && !isSummary(m.message)) continue;
         items.push({ message: m.message, messageId: `${hermesId}:${m.rowId}` });
       }
     }

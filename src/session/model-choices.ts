@@ -5,6 +5,7 @@ import { log } from "../util/log.ts";
 
 export type ModelChoice = { value: string; name: string; description?: string };
 export type ModelGroup = { provider: string; label: string; models: ModelChoice[] };
+export type ModelChoices = { current: string; groups: ModelGroup[] };
 
 function current(session: LiveSession): { provider: string; model: string } {
   const resolved = session.resolveRuntime();
@@ -40,7 +41,7 @@ function toGroups(groups: CatalogGroup[], cur: { provider: string; model: string
  * What the model picker offers, grouped by provider: every provider with a credential, the named
  * endpoints of `providers:`, from the models cache or curated lists — never the network, so it is instant.
  */
-export function modelChoices(session: LiveSession): { current: string; groups: ModelGroup[] } {
+export function modelChoices(session: LiveSession): ModelChoices {
   const cur = current(session);
   const input = catalogInput(session, cur);
   let groups: CatalogGroup[] = [];

@@ -1,7 +1,7 @@
 import type { Services } from "../app/services.ts";
 import type { EventSink } from "../agent/events.ts";
 import type { McpAttachment } from "../mcp/attachments.ts";
-import { ToolRegistry } from "../tools/registry.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
 import type { AnyTool } from "../tools/types.ts";
 import { log } from "../util/log.ts";
 
@@ -53,6 +53,7 @@ export class SessionMcp {
     const mcpTools = (await this.attachment)?.tools() ?? [];
     if (mcpTools.length === 0) return builtin;
     if (this.registryCache?.mcpTools !== mcpTools) {
+      const { ToolRegistry } = await import("../tools/registry.ts");
       this.registryCache = { mcpTools, registry: new ToolRegistry([...builtin.list(), ...mcpTools]) };
     }
     return this.registryCache.registry;

@@ -6,7 +6,7 @@ import type { ToolRunner } from "../agent/tool-call.ts";
 import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import { isContextLengthError } from "../agent/compression.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { ToolContext } from "../tools/types.ts";
+import type { Approver, ToolContext } from "../tools/types.ts";
 import type { UserInput } from "../protocol/content.ts";
 import { log } from "../util/log.ts";
 import { compactSession, maybeCompact } from "./compaction.ts";
@@ -28,6 +28,7 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
     session.history.push(user);
     session.persist(user);
     const registry = await session.tools();
+    const { approver } = await session.workbench();
     const systemPrompt = buildSystemPrompt({ cwd: session.cwd, model: runtime.model, tools: registry.list() });
     let overflowRetried = false;
     const result = await runAgentLoop({
@@ -41,7 +42,7 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
         return (await compactSession(session, { runtime, llm, signal, force: true })).ok;
       },
       tools: registry.specs(),
-      runner: toolRunner(session, registry),
+      runner: toolRunner(session, registry, approver),
       sink,
       signal,
       maxIterations: session.maxIterations(),
@@ -71,7 +72,7 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
 }
 
 /** Binds the registry's tools to this session: its cwd, editor ports, approver and tool state. */
-function toolRunner(session: LiveSession, registry: ToolRegistry): ToolRunner {
+function toolRunner(session: LiveSession, registry: ToolRegistry, approver: Approver): ToolRunner {
   return {
     cwd: session.cwd,
     kindOf: (name) => registry.get(name)?.kind,
@@ -89,7 +90,7 @@ function toolRunner(session: LiveSession, registry: ToolRegistry): ToolRunner {
         signal,
         fs: session.ports.fs,
         shell: session.ports.shell,
-        approver: session.approver,
+        approver,
         state: session.toolState,
         progress: (u) => session.ports.sink.emit({ type: "tool_progress", toolCallId: call.id, ...u }),
       };
