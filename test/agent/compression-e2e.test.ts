@@ -101,4 +101,25 @@ describe("context compression with session provenance", () => {
     expect(JSON.stringify(h.peer.updates(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk").at(-1))).toMatch(/Context compressed: 8 -> \d+ messages/);
     expect(h.services.store().lineage(sessionId)).toHaveLength(2);
   });
+
+  test("a provider context-length error compresses the context and retries the request once", async () => {
+    const llm = suite.llm;
+    const h = suite.track(await startHarness({ config: config(llm.url).replace("4000", "100000") }));
+    await h.peer.call("initialize", INIT);
+    const { sessionId } = (await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] })) as { sessionId: string };
+    for (let i = 0; i < 4; i++) {
+      llm.enqueue(reply().text(`answer ${i}`));
+      await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
+    }
+    llm.enqueue(
+      reply().status(400, { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." }),
+      reply().text("SUMMARY-OVERFLOW"),
+      reply().text("answer after compression"),
+    );
+    const r = await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "question 4" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(JSON.stringify(llm.requests.at(-1)!.messages)).toContain("SUMMARY-OVERFLOW");
+    expect(JSON.stringify(h.peer.updates(sessionId))).toContain("answer after compression");
+    expect(h.services.store().lineage(sessionId)).toHaveLength(2);
+  });
 });
