@@ -100,4 +100,27 @@ describe("MCP servers passed in session/new", () => {
     for (let i = 0; i < 40 && alive(pid); i++) await Bun.sleep(50);
     expect(alive(pid)).toBe(false);
   });
+
+  test("MCP tools without a read-only hint ask like commands (remembered per tool for the session); read-only ones do not", async () => {
+    const h = await startHarness({ config: fakeProviderConfig(llm.url) });
+    harnesses.push(h);
+    await h.peer.call("initialize", INIT);
+    const { sessionId } = (await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [stdioServer] })) as { sessionId: string };
+    const asked: Json[] = [];
+    h.peer.onRequest("session/request_permission", (p) => {
+      asked.push(p);
+      return { outcome: { outcome: "selected", optionId: "allow_session" } };
+    });
+    llm.enqueue(
+      reply().toolCall({ id: "q1", name: "mcp_echo_echo", args: { text: "a" } }),
+      reply().toolCall({ id: "q2", name: "mcp_echo_echo", args: { text: "b" } }),
+      reply().toolCall({ id: "q3", name: "mcp_echo_now", args: {} }),
+      reply().text("ok"),
+    );
+    await prompt(h, sessionId);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.toolCall).toMatchObject({ toolCallId: "q1", kind: "execute" });
+    expect(JSON.stringify(asked[0]!.toolCall)).toContain("echo/echo");
+    expect((asked[0]!.options as Json[]).map((o) => o.optionId)).toEqual(["allow_once", "allow_session", "allow_always", "deny", "deny_always"]);
+  });
 });
