@@ -10,6 +10,8 @@ import type { Approver, ToolContext } from "../tools/types.ts";
 import type { UserInput } from "../protocol/content.ts";
 import { log } from "../util/log.ts";
 import { compactSession, maybeCompact } from "./compaction.ts";
+import { withFallbacks } from "../llm/fallback.ts";
+import { fallbackTargets, followFallback } from "./fallback-targets.ts";
 import type { LiveSession } from "./live-session.ts";
 
 /** Runs one prompt turn against the model. Never throws: failures end the turn with a message. */
@@ -22,7 +24,11 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
   }
   const runtime = resolved.runtime;
   try {
-    const llm = await session.llm(runtime);
+    const llm = withFallbacks(
+      { client: await session.llm(runtime), provider: runtime.provider, model: runtime.model },
+      fallbackTargets(session, runtime),
+      (to, error) => followFallback(session, to, error),
+    );
     if (signal.aborted) return "cancelled";
     const user: ChatMessage = { role: "user", content: input.content };
     session.history.push(user);
