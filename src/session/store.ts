@@ -1,7 +1,7 @@
 // The session store: Hermes' state.db (SessionDB schema v16), shared with Hermes itself.
 // Rules followed (state-db-schema.md §9): keep WAL, explicit column lists, targeted UPDATEs,
 // never touch schema or FTS tables of an existing file, counters in the same transaction.
-import { Database, SQLiteError, type Statement } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { z } from "zod";
@@ -13,132 +13,30 @@ import {
   toolCallCountOf,
 } from "./message-codec.ts";
 import schemaSql from "./schema.sql" with { type: "text" };
+import {
+  BRANCHED_FROM,
+  DELEGATE_FROM,
+  encodeModelConfig,
+  MESSAGE_READ_COLUMNS,
+  MESSAGE_WRITE_COLUMNS,
+  parseModelConfig,
+  SESSION_COLUMNS,
+  text,
+  toSessionRow,
+  type NewSession,
+  type SessionListRow,
+  type SessionPatch,
+  type SessionRow,
+  type StoredMessage,
+  type StoreOptions,
+} from "./store-rows.ts";
+import { runWrite } from "./store-write.ts";
+
+export { newHermesSessionId, type NewSession, type SessionListRow, type SessionPatch, type SessionRow, type StoredMessage } from "./store-rows.ts";
 import { escapeLike, lineageBase, nextTitleInLineage, sanitizeTitle, uniqueTitle } from "./titles.ts";
 
 export const SCHEMA_VERSION = 16;
 const MAX_CHAIN_STEPS = 100;
-const BUSY_RETRIES = 15;
-
-export type SessionRow = {
-  id: string;
-  source: string;
-  model: string | null;
-  modelConfig: Record<string, unknown>;
-  title: string | null;
-  parentSessionId: string | null;
-  startedAt: number;
-  endedAt: number | null;
-  endReason: string | null;
-  messageCount: number;
-  toolCallCount: number;
-  archived: boolean;
-};
-/** A picker entry: the chain's root row; `lastActive` and `tipId` cover its compression continuations. */
-export type SessionListRow = SessionRow & { lastActive: number; tipId: string };
-export type StoredMessage = { rowId: number; timestamp: number; message: ChatMessage };
-
-export type NewSession = {
-  id: string;
-  source: string;
-  model?: string | null;
-  modelConfig?: Record<string, unknown>;
-  parentSessionId?: string | null;
-  title?: string | null;
-  startedAt?: number;
-};
-export type SessionPatch = {
-  /** undefined leaves the column alone; null clears it. */
-  model?: string | null;
-  /** Merged key by key into the stored object (a key set to undefined is removed). */
-  modelConfig?: Record<string, unknown>;
-  billingProvider?: string | null;
-  billingBaseUrl?: string | null;
-};
-export type StoreOptions = { /** Epoch seconds; injectable for tests. */ clock?: () => number };
-
-const jsonObject = z.record(z.string(), z.unknown());
-const text = z.string().nullable().catch(null);
-const sessionRowSchema = z.object({
-  id: z.string(),
-  source: z.string(),
-  model: text,
-  model_config: text,
-  title: text,
-  parent_session_id: text,
-  started_at: z.number().catch(0),
-  ended_at: z.number().nullable().catch(null),
-  end_reason: text,
-  message_count: z.number().nullable().catch(0),
-  tool_call_count: z.number().nullable().catch(0),
-  archived: z.number().nullable().catch(0),
-});
-
-// Column → value when an older file lacks it (Hermes adds missing columns on its next open).
-const SESSION_COLUMNS: Record<string, string> = {
-  id: "NULL", source: "NULL", model: "NULL", model_config: "NULL", title: "NULL", parent_session_id: "NULL",
-  started_at: "0", ended_at: "NULL", end_reason: "NULL", message_count: "0", tool_call_count: "0", archived: "0",
-};
-const MESSAGE_READ_COLUMNS = [
-  "id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "finish_reason", "reasoning", "reasoning_content",
-];
-const MESSAGE_WRITE_COLUMNS = [
-  "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "timestamp", "finish_reason", "reasoning", "reasoning_content",
-];
-const DELEGATE_FROM = "CASE WHEN json_valid(%.model_config) THEN json_extract(%.model_config, '$._delegate_from') END";
-const BRANCHED_FROM = "CASE WHEN json_valid(%.model_config) THEN json_extract(%.model_config, '$._branched_from') END";
-
-function parseModelConfig(raw: string | null): Record<string, unknown> {
-  if (raw == null || raw === "") return {};
-  try {
-    const parsed = jsonObject.safeParse(JSON.parse(raw));
-    return parsed.success ? parsed.data : {};
-  } catch {
-    return {};
-  }
-}
-
-/** Hermes stores an empty config as NULL; anything else must be valid JSON (its list queries json_extract it). */
-function encodeModelConfig(config: Record<string, unknown> | undefined): string | null {
-  if (!config) return null;
-  const json = JSON.stringify(config);
-  return json === "{}" ? null : json;
-}
-
-function toSessionRow(raw: unknown): SessionRow | null {
-  const parsed = sessionRowSchema.safeParse(raw);
-  if (!parsed.success) return null;
-  const r = parsed.data;
-  return {
-    id: r.id,
-    source: r.source,
-    model: r.model,
-    modelConfig: parseModelConfig(r.model_config),
-    title: r.title,
-    parentSessionId: r.parent_session_id,
-    startedAt: r.started_at,
-    endedAt: r.ended_at,
-    endReason: r.end_reason,
-    messageCount: r.message_count ?? 0,
-    toolCallCount: r.tool_call_count ?? 0,
-    archived: (r.archived ?? 0) !== 0,
-  };
-}
-
-function isBusy(error: unknown): boolean {
-  return error instanceof SQLiteError && /^SQLITE_(BUSY|LOCKED)/.test(error.code ?? "");
-}
-
-const HEX = "0123456789abcdef";
-const pad = (n: number) => String(n).padStart(2, "0");
-
-/** Hermes' CLI/agent id format `YYYYMMDD_HHMMSS_<6 hex>` (local time, like datetime.now()). */
-export function newHermesSessionId(now: Date = new Date()): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(3));
-  const hex = Array.from(bytes, (b) => HEX[b >> 4]! + HEX[b & 15]!).join("");
-  const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`;
-  const time = `${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
-  return `${date}_${time}_${hex}`;
-}
 
 export class SessionStore {
   private closed = false;
@@ -490,30 +388,3 @@ export class SessionStore {
 }
 
 /** BEGIN IMMEDIATE … COMMIT, retried with a short random sleep on SQLITE_BUSY like Hermes. */
-function runWrite<T>(db: Database, fn: () => T): T {
-  // Nested writes join the enclosing transaction (e.g. rotation + the continuation's first messages).
-  if (db.inTransaction) return fn();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      db.run("BEGIN IMMEDIATE");
-    } catch (error) {
-      if (isBusy(error) && attempt < BUSY_RETRIES) {
-        Bun.sleepSync(20 + Math.random() * 130);
-        continue;
-      }
-      throw error;
-    }
-    try {
-      const result = fn();
-      db.run("COMMIT");
-      return result;
-    } catch (error) {
-      if (db.inTransaction) db.run("ROLLBACK");
-      if (isBusy(error) && attempt < BUSY_RETRIES) {
-        Bun.sleepSync(20 + Math.random() * 130);
-        continue;
-      }
-      throw error;
-    }
-  }
-}

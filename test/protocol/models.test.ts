@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { fakeProviderConfig, INIT, startHarness, tempDir, type Harness } from "../helpers/harness.ts";
+import { fakeProviderConfig, INIT, startHarness, tempDir } from "../helpers/harness.ts";
 import type { Json } from "../helpers/rpc-peer.ts";
 import { reply } from "../helpers/fake-llm-server.ts";
 import { fakeLlmSuite } from "../helpers/suite.ts";

@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeProviderConfig, INIT, startHarness, tempDir, writeHome, type Harness } from "../helpers/harness.ts";
+import { fakeProviderConfig, INIT, startHarness, tempDir, writeHome } from "../helpers/harness.ts";
 import { reply } from "../helpers/fake-llm-server.ts";
 import { fakeLlmSuite } from "../helpers/suite.ts";
 import { spawnAgent } from "../helpers/spawn-agent.ts";

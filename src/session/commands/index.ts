@@ -19,7 +19,7 @@ function parse(input: UserInput): { command: SlashCommand; args: string } | null
   if (typeof input.content !== "string") return null;
   const text = input.text.trim();
   if (!text.startsWith("/")) return null;
-  const [head = "", ...rest] = text.split(/\s+/);
+  const [head = ""] = text.split(/\s+/);
   const name = head.slice(1).toLowerCase();
   const command = COMMANDS.find((c) => c.name === name || c.alias === name);
   if (!command) return null;
