@@ -164,12 +164,8 @@ export function quoteEnvValue(value: string): string {
 
 type ModelChoice = { provider: string; model: string; baseUrl?: string; newKey: boolean };
 
-/**
- * Sets model.provider / model.default / model.base_url through the `yaml` Document API. Keys that belong to the
- * previous provider (base_url, api_key, api_mode) are removed when they would now point the new provider at the
- * old endpoint or key; a config `api_key` would also shadow the key just written to .env.
- */
-export function setModelConfig(configText: string, choice: ModelChoice): { ok: true; text: string; notes: string[] } | { ok: false; error: string } {
+/** config.yaml as an editable Document (comments kept), or why it cannot be edited safely. */
+function editableConfig(configText: string): { ok: true; doc: ReturnType<typeof parseDocument> } | { ok: false; error: string } {
   const doc = parseDocument(configText);
   const syntax = doc.errors[0];
   if (syntax) {
@@ -177,6 +173,18 @@ export function setModelConfig(configText: string, choice: ModelChoice): { ok: t
     return { ok: false, error: `config.yaml is not valid YAML${line ? ` (line ${line})` : ""}; fix it or move it aside, then run setup again.` };
   }
   if (doc.contents !== null && !isMap(doc.contents)) return { ok: false, error: "config.yaml is not a mapping of settings; fix it or move it aside." };
+  return { ok: true, doc };
+}
+
+/**
+ * Sets model.provider / model.default / model.base_url through the `yaml` Document API. Keys that belong to the
+ * previous provider (base_url, api_key, api_mode) are removed when they would now point the new provider at the
+ * old endpoint or key; a config `api_key` would also shadow the key just written to .env.
+ */
+export function setModelConfig(configText: string, choice: ModelChoice): { ok: true; text: string; notes: string[] } | { ok: false; error: string } {
+  const parsed = editableConfig(configText);
+  if (!parsed.ok) return parsed;
+  const doc = parsed.doc;
 
   const notes: string[] = [];
   const current = doc.get("model", true);
@@ -239,13 +247,9 @@ export function currentMode(configText: string): Mode | undefined {
 export function setDefaultMode(configText: string, mode: string): { ok: true; text: string } | { ok: false; error: string } {
   const valid = validateMode(mode);
   if (valid && !valid.ok) return valid;
-  const doc = parseDocument(configText);
-  const syntax = doc.errors[0];
-  if (syntax) {
-    const line = syntax.linePos?.[0]?.line;
-    return { ok: false, error: `config.yaml is not valid YAML${line ? ` (line ${line})` : ""}; fix it or move it aside, then run setup again.` };
-  }
-  if (doc.contents !== null && !isMap(doc.contents)) return { ok: false, error: "config.yaml is not a mapping of settings; fix it or move it aside." };
+  const parsed = editableConfig(configText);
+  if (!parsed.ok) return parsed;
+  const doc = parsed.doc;
   const acp = doc.get("acp", true);
   // `acp:` with nothing after it is YAML null: the section is empty, so a fresh mapping replaces it.
   if (acp === undefined || acp === null || (isScalar(acp) && acp.value === null)) {
