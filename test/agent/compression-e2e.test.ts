@@ -12,6 +12,19 @@ const suite = fakeLlmSuite();
 const config = (url: string) =>
   `model:\n  provider: custom\n  base_url: ${url}\n  default: fake-model\n  context_length: 4000\ncompression:\n  threshold: 0.5\n  protect_first_n: 1\n  protect_last_n: 2\n`;
 
+/** A session with a roomy context and four short exchanges (8 messages) behind it. */
+async function sessionWithFourTurns() {
+  const llm = suite.llm;
+  const h = suite.track(await startHarness({ config: config(llm.url).replace("4000", "100000") }));
+  await h.peer.call("initialize", INIT);
+  const { sessionId } = (await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] })) as { sessionId: string };
+  for (let i = 0; i < 4; i++) {
+    llm.enqueue(reply().text(`answer ${i}`));
+    await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
+  }
+  return { llm, h, sessionId };
+}
+
 const provenanceOf = (meta: unknown) => ((meta as Json).hermes as Json).sessionProvenance as Json;
 
 describe("context compression with session provenance", () => {
@@ -81,14 +94,7 @@ describe("context compression with session provenance", () => {
   });
 
   test("/compress compresses on demand; a failed summary leaves the conversation as it was", async () => {
-    const llm = suite.llm;
-    const h = suite.track(await startHarness({ config: config(llm.url).replace("4000", "100000") }));
-    await h.peer.call("initialize", INIT);
-    const { sessionId } = (await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] })) as { sessionId: string };
-    for (let i = 0; i < 4; i++) {
-      llm.enqueue(reply().text(`answer ${i}`));
-      await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
-    }
+    const { llm, h, sessionId } = await sessionWithFourTurns();
     const before = h.services.store().loadMessages(sessionId).length;
     llm.enqueue(reply().status(400));
     await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "/compress" }] });
@@ -103,14 +109,7 @@ describe("context compression with session provenance", () => {
   });
 
   test("a provider context-length error compresses the context and retries the request once", async () => {
-    const llm = suite.llm;
-    const h = suite.track(await startHarness({ config: config(llm.url).replace("4000", "100000") }));
-    await h.peer.call("initialize", INIT);
-    const { sessionId } = (await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] })) as { sessionId: string };
-    for (let i = 0; i < 4; i++) {
-      llm.enqueue(reply().text(`answer ${i}`));
-      await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
-    }
+    const { llm, h, sessionId } = await sessionWithFourTurns();
     llm.enqueue(
       reply().status(400, { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." }),
       reply().text("SUMMARY-OVERFLOW"),
