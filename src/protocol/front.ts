@@ -21,6 +21,25 @@ function errorLine(id: unknown, code: number, message: string): Uint8Array {
   return encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } })}\n`);
 }
 
+const isValidId = (id: unknown): boolean => id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
+
+/** What makes a frame not a JSON-RPC request or notification (only checked before `initialize`; the SDK does it after). */
+function frameProblem(frame: Frame): string | null {
+  if (typeof frame.method !== "string") return "a request needs a string method";
+  if (frame.id !== undefined && !isValidId(frame.id)) return "the id must be a string, a number or null";
+  return null;
+}
+
+/** `initialize` params as the SDK would check them: an object with an integer protocolVersion 0–65535. */
+function initializeParamsProblem(params: unknown): string | null {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) return "initialize params must be an object";
+  const version = (params as { protocolVersion?: unknown }).protocolVersion;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 0 || version > 65535) {
+    return "protocolVersion must be an integer between 0 and 65535";
+  }
+  return null;
+}
+
 function parse(line: string): { ok: true; frame: Frame } | { ok: false; batch: boolean } {
   try {
     const v: unknown = JSON.parse(line);
@@ -52,6 +71,11 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
 
   const answerInitialize = async (frame: Frame): Promise<void> => {
     if (frame.id === undefined) return; // a notification named initialize is ignored
+    const problem = initializeParamsProblem(frame.params);
+    if (problem) {
+      write(errorLine(frame.id, -32602, `Invalid params: ${problem}`));
+      return;
+    }
     let result: unknown;
     try {
       result = await handlers.initialize((frame.params ?? {}) as InitializeRequestParams);
@@ -72,9 +96,14 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
         write(p.batch ? errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported") : errorLine(null, -32700, "Parse error"));
         return;
       }
+      const shape = frameProblem(p.frame);
+      if (shape) {
+        write(errorLine(isValidId(p.frame.id) ? p.frame.id : null, -32600, `Invalid request: ${shape}`));
+        return;
+      }
       if (p.frame.method === "initialize") return answerInitialize(p.frame);
-      if (p.frame.id !== undefined && typeof p.frame.method === "string") {
-        write(errorLine(p.frame.id, -32600, `Invalid request: ACP connection must be initialized before '${p.frame.method}'`));
+      if (p.frame.id !== undefined) {
+        write(errorLine(p.frame.id, -32600, `Invalid request: ACP connection must be initialized before '${String(p.frame.method)}'`));
       }
       return;
     }

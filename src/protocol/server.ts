@@ -1,4 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
+import { isAbsolute } from "node:path";
 import type { Services } from "../app/services.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { LiveSession } from "../session/live-session.ts";
@@ -79,6 +80,13 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     }
   };
 
+  /** ACP paths are absolute; a Windows drive path is absolute too (it is translated under WSL). */
+  const requireAbsolute = (cwd: string) => {
+    if (!isAbsolute(cwd) && !/^[A-Za-z]:[\\/]/.test(cwd)) {
+      throw new DomainError("INVALID_VALUE", `cwd must be an absolute path, got "${cwd}".`);
+    }
+  };
+
   /** Commands and usage go out after the response: sent before it, Zed shows no commands and JetBrains hangs. */
   const announce = (session: LiveSession) => {
     setTimeout(() => {
@@ -131,6 +139,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     .onRequest(
       "session/new",
       mapErrors(({ params, client: ctx }) => {
+        requireAbsolute(params.cwd);
         requireUsableConfig();
         const s = sessions(ctx).create(params.cwd);
         s.mcp.attach(params.mcpServers, s.cwd);
@@ -142,6 +151,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     .onRequest(
       "session/load",
       mapErrors(async ({ params, client: ctx }) => {
+        requireAbsolute(params.cwd);
         const m = sessions(ctx);
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
@@ -159,6 +169,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     .onRequest(
       "session/resume",
       mapErrors(({ params, client: ctx }) => {
+        requireAbsolute(params.cwd);
         const m = sessions(ctx);
         const s = m.get(params.sessionId);
         m.updateCwd(s, params.cwd);
@@ -172,6 +183,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       "session/fork",
       ForkParams,
       mapErrors(({ params, client: ctx }) => {
+        requireAbsolute(params.cwd);
         const m = sessions(ctx);
         const fork = m.fork(m.get(params.sessionId), params.cwd);
         fork.mcp.attach(params.mcpServers ?? [], fork.cwd);

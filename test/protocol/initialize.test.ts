@@ -71,3 +71,19 @@ describe("initialize", () => {
     expect(r.error?.code).toBe(-32600);
   });
 });
+
+describe("malformed traffic before and at initialize", () => {
+  test("bad initialize params, non-requests and bad ids get JSON-RPC errors; relative cwds are refused", async () => {
+    h = await startHarness({ config: fakeProviderConfig("http://127.0.0.1:9/v1") });
+    expect((await h.peer.request("initialize", 5)).error?.code).toBe(-32602);
+    expect((await h.peer.request("initialize", { protocolVersion: "x" })).error?.code).toBe(-32602);
+    h.peer.sendRaw("{}");
+    h.peer.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: { bad: 1 }, method: "session/new", params: {} }));
+    await h.peer.waitFor((m) => (m.error as { message?: string } | undefined)?.message?.includes("the id must be") === true);
+    await h.peer.waitFor((m) => (m.error as { message?: string } | undefined)?.message?.includes("string method") === true);
+    expect((await h.peer.request("initialize", INIT)).result).toBeDefined();
+    const rel = await h.peer.request("session/new", { cwd: "relative/dir", mcpServers: [] });
+    expect(rel.error?.code).toBe(-32602);
+    expect(rel.error?.message).toContain("absolute");
+  });
+});
