@@ -195,34 +195,43 @@ class ChatSseAccumulator implements StreamAccumulator {
   private readonly chat = new ChatStreamAccumulator();
   private readonly sse = new SseDecoder();
   ended = false;
+  private deferred: unknown;
 
   constructor(private readonly errors: ErrorContext) {}
 
   push(raw: unknown): LlmChunk[] {
+    if (this.deferred) throw this.deferred;
     if (!(raw instanceof Uint8Array)) throw new LlmError("stream", `${this.errors.label} sent a body that is not bytes.`);
     const out: LlmChunk[] = [];
-    for (const event of this.sse.feed(raw)) {
-      const data = event.data;
-      if (data === "[DONE]") {
-        this.ended = true;
-        this.chat.markDone();
-        break;
+    try {
+      for (const event of this.sse.feed(raw)) {
+        const data = event.data;
+        if (data === "[DONE]") {
+          this.ended = true;
+          this.chat.markDone();
+          break;
+        }
+        if (data === "") continue;
+        let json: unknown;
+        try {
+          json = JSON.parse(data);
+        } catch (err) {
+          const why = err instanceof Error ? err.message : "invalid JSON";
+          throw new LlmError("stream", `${this.errors.label} sent a malformed event stream (${why}).`);
+        }
+        if (event.event === "error" || (isRecord(json) && json.error)) throw this.streamError(json);
+        this.chat.pushInto(json, out);
       }
-      if (data === "") continue;
-      let json: unknown;
-      try {
-        json = JSON.parse(data);
-      } catch (err) {
-        const why = err instanceof Error ? err.message : "invalid JSON";
-        throw new LlmError("stream", `${this.errors.label} sent a malformed event stream (${why}).`);
-      }
-      if (event.event === "error" || (isRecord(json) && json.error)) throw this.streamError(json);
-      this.chat.pushInto(json, out);
+    } catch (e) {
+      // Text that arrived in the same read before the bad event still reaches the user; the error follows.
+      if (out.length === 0) throw e;
+      this.deferred = e;
     }
     return out;
   }
 
   finish(): LlmChunk {
+    if (this.deferred) throw this.deferred;
     return this.chat.finish();
   }
 

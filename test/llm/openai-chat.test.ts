@@ -455,3 +455,24 @@ describe("fake server /v1/models", () => {
     server.modelsFailure = null;
   });
 });
+
+test("text that arrives in the same read as a malformed event still reaches the caller before the error", async () => {
+  const body = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "kept text" } }] })}\n\ndata: {broken\n\n`;
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+  try {
+    const client = createOpenAiChatClient({ baseUrl: `http://127.0.0.1:${server.port}/v1`, apiKey: null, retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 1 } });
+    const texts: string[] = [];
+    let error: unknown;
+    try {
+      for await (const c of client.stream({ model: "m", messages: [{ role: "user", content: "x" }], tools: [] }, new AbortController().signal)) {
+        if (c.type === "text") texts.push(c.text);
+      }
+    } catch (e) {
+      error = e;
+    }
+    expect(texts).toEqual(["kept text"]);
+    expect(String(error)).toContain("malformed");
+  } finally {
+    await server.stop(true);
+  }
+});
