@@ -102,10 +102,11 @@ export class Services {
    * cache when its inputs are unchanged, else computed (loading only config and resolution) and cached.
    */
   async detectProviderEarly(): Promise<string | null> {
-    this.loadEnv();
+    // The key covers .env by its file stamp, so a hit needs neither dotenv nor the config schema.
     const key = detectionKey(this.paths, this.env);
     const cached = readCachedProvider(this.paths, key);
     if (cached !== undefined) return cached;
+    this.loadEnv();
     try {
       const [{ loadConfig }, { detectProvider }] = await Promise.all([import("../config/load.ts"), import("../llm/resolve.ts")]);
       const cfg = loadConfig(this.paths.config);

@@ -1,7 +1,6 @@
 // Loads <HERMES_HOME>/.env into the process env. Values override the shell's, as Hermes does, so a key
 // rotated in .env wins over a stale exported one. Values are never logged or returned.
 import { readFileSync } from "node:fs";
-import { parse } from "dotenv";
 import type { EnvLike } from "./paths.ts";
 
 export type DotEnvResult = {
@@ -28,6 +27,8 @@ export function loadDotEnv(path: string, env: EnvLike = process.env): DotEnvResu
     if (code === "ENOENT") return { loaded: false, keys: [] };
     return { loaded: false, keys: [], error: `Could not read ${path}: ${code ?? String(error)}` };
   }
+  // Loaded on use: the serve path answers `initialize` without reading .env at all.
+  const { parse } = require("dotenv") as typeof import("dotenv");
   const parsed = parse(text);
   const keys = Object.keys(parsed);
   for (const key of keys) env[key] = parsed[key];

@@ -10,13 +10,16 @@ import { clientName, NO_CAPS, readClientCaps, type ClientCaps } from "./initiali
  */
 export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void, services: Services): Promise<void> {
   let caps: ClientCaps = NO_CAPS;
+  let client = "unknown client";
   return runFront(input, write, {
     async initialize(params) {
       caps = readClientCaps(params);
-      log.info(`Initialize from ${clientName(params)} (protocol v${String(params.protocolVersion)})`);
+      client = `${clientName(params)} (protocol v${String(params.protocolVersion)})`;
       return initializeResponse(await services.detectProviderEarly());
     },
     async connect(appInput, out) {
+      // Logged once the answer is out: the logger itself costs a few milliseconds to load.
+      log.info(`Initialize from ${client}`);
       // Schemas here are parsed a handful of times each: zod's JIT (code generation on first parse)
       // costs more than it saves, and it ran on the session/new critical path.
       const { z } = await import("zod");

@@ -1,4 +1,4 @@
-import { createConsola, type ConsolaReporter, type LogObject } from "consola";
+import type { ConsolaInstance, ConsolaReporter, LogObject } from "consola";
 import { redact } from "./redact.ts";
 
 const LEVELS: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
@@ -19,10 +19,31 @@ function safeJson(v: unknown): string {
   }
 }
 
-/** The one logger. Both streams on stderr: consola's default would send info to stdout. */
-export const log = createConsola({
-  level: LEVELS[process.env.HERMES_ACP_LOG_LEVEL ?? "info"] ?? 3,
-  stdout: process.stderr,
-  stderr: process.stderr,
-  reporters: [stderrReporter],
-});
+let instance: ConsolaInstance | undefined;
+
+/**
+ * The one consola instance, both streams on stderr (consola's default would send info to stdout).
+ * Created on the first log call: importing consola costs ~4 ms, and `initialize` is answered before.
+ */
+function consola(): ConsolaInstance {
+  if (!instance) {
+    // A synchronous load keeps `log.warn(...)` a plain call everywhere.
+    const { createConsola } = require("consola") as typeof import("consola");
+    instance = createConsola({
+      level: LEVELS[process.env.HERMES_ACP_LOG_LEVEL ?? "info"] ?? 3,
+      stdout: process.stderr,
+      stderr: process.stderr,
+      reporters: [stderrReporter],
+    });
+  }
+  return instance;
+}
+
+type LogFn = (message: unknown, ...rest: unknown[]) => void;
+
+export const log: { error: LogFn; warn: LogFn; info: LogFn; debug: LogFn } = {
+  error: (message, ...rest) => consola().error(message, ...rest),
+  warn: (message, ...rest) => consola().warn(message, ...rest),
+  info: (message, ...rest) => consola().info(message, ...rest),
+  debug: (message, ...rest) => consola().debug(message, ...rest),
+};
