@@ -258,6 +258,22 @@ export type AttemptOptions = {
   accumulator: StreamAccumulator;
 };
 
+/**
+ * Joins consecutive text (or reasoning) deltas that arrived in one network read: a fast server packs
+ * hundreds of events into a read, and every chunk costs a trip through each layer up to the client.
+ */
+export function mergeDeltas(chunks: LlmChunk[]): LlmChunk[] {
+  if (chunks.length < 2) return chunks;
+  const out: LlmChunk[] = [];
+  for (const chunk of chunks) {
+    const last = out[out.length - 1];
+    if (last && (chunk.type === "text" || chunk.type === "reasoning") && last.type === chunk.type) {
+      out[out.length - 1] = { type: chunk.type, text: last.text + chunk.text };
+    } else out.push(chunk);
+  }
+  return out;
+}
+
 /** One HTTP attempt: open the stream under an AttemptGuard, feed the accumulator, map every failure. */
 export async function* streamAttempt(o: AttemptOptions): AsyncGenerator<LlmChunk> {
   if (o.signal.aborted) throw abortError(o.signal);
@@ -279,7 +295,7 @@ export async function* streamAttempt(o: AttemptOptions): AsyncGenerator<LlmChunk
       }
       if (next.done) break;
       guard.touch();
-      for (const chunk of o.accumulator.push(next.value)) yield chunk;
+      for (const chunk of mergeDeltas(o.accumulator.push(next.value))) yield chunk;
     }
     // The SDKs end quietly when their signal aborts: tell cancellation and timeouts from a real end.
     if (o.signal.aborted) throw abortError(o.signal);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { ChatStreamAccumulator, mapFinishReason } from "../../src/llm/openai-chat.ts";
 import { createLlmClient } from "../../src/llm/create-client.ts";
-import { httpError, parseRetryAfter, ProviderError, retryDelayMs, withRetry, type RetryInfo } from "../../src/llm/retry.ts";
+import { httpError, mergeDeltas, parseRetryAfter, ProviderError, retryDelayMs, withRetry, type RetryInfo } from "../../src/llm/retry.ts";
 import { LlmError, type LlmChunk } from "../../src/llm/types.ts";
 
 const policy = { maxRetries: 3, baseDelayMs: 100, maxDelayMs: 1000 };
@@ -103,4 +103,22 @@ test("createLlmClient picks the client by api mode", () => {
     const client = createLlmClient({ provider: "custom", baseUrl: "http://127.0.0.1:1/v1", apiKey: null, apiMode });
     expect(typeof client.stream).toBe("function");
   }
+});
+
+describe("mergeDeltas", () => {
+  test("joins consecutive deltas of one kind and keeps everything else in order", () => {
+    expect(
+      mergeDeltas([
+        { type: "reasoning", text: "a" },
+        { type: "reasoning", text: "b" },
+        { type: "text", text: "c" },
+        { type: "text", text: "d" },
+        { type: "reasoning", text: "e" },
+      ]),
+    ).toEqual([
+      { type: "reasoning", text: "ab" },
+      { type: "text", text: "cd" },
+      { type: "reasoning", text: "e" },
+    ]);
+  });
 });
