@@ -17,7 +17,8 @@ const main = defineCommand({
   },
   async run({ args }) {
     if (args.version) {
-      process.stdout.write(`${VERSION}\n`);
+      const { printVersion } = await import("./cli/version.ts");
+      printVersion();
       return;
     }
     if (args.check) {

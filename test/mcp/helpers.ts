@@ -1,5 +1,4 @@
 // Fakes shared by the MCP tests: a tool context with a recording approver, and the fixture server spec.
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ApprovalOutcome, Approver, ToolContext } from "../../src/tools/types.ts";
 import { DEFAULT_CALL_TIMEOUT_MS, type McpServerSpec, type StdioServerSpec } from "../../src/mcp/server-spec.ts";
@@ -54,20 +53,6 @@ export function fakeContext(approver: Approver = new RecordingApprover(), signal
   };
 }
 
-/** True while a process with this pid runs (a zombie waiting for a reaper counts as gone). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !/^\d+ \(.*\) Z/.test(stat);
-  } catch {
-    return true;
-  }
-}
 
 export async function waitFor(check: () => boolean, ms = 3000): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -77,3 +62,5 @@ export async function waitFor(check: () => boolean, ms = 3000): Promise<boolean>
   }
   return check();
 }
+
+export { pidAlive } from "../helpers/processes.ts";

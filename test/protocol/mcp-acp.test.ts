@@ -4,6 +4,7 @@ import type { Json } from "../helpers/rpc-peer.ts";
 import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
 import { ECHO_SERVER } from "../mcp/helpers.ts";
 import { startHttpMcpServer, type FixtureServer } from "../fixtures/mcp-http-server.ts";
+import { pidAlive } from "../helpers/processes.ts";
 
 let llm: FakeLlmServer;
 let http: FixtureServer;
@@ -21,15 +22,6 @@ afterEach(async () => {
   harnesses = [];
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = require("node:fs").readFileSync(`/proc/${pid}/stat`, "utf8") as string;
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-}
 
 const stdioServer = { name: "echo", command: process.execPath, args: [ECHO_SERVER], env: [] };
 
@@ -65,7 +57,7 @@ describe("MCP servers passed in session/new", () => {
     expect(result("m1")).toContain("hihi");
     expect(result("m2")).toContain("remote!");
     const pid = Number(/pid (\d+)/.exec(result("m3"))?.[1]);
-    expect(alive(pid)).toBe(true);
+    expect(pidAlive(pid)).toBe(true);
     const card = h.peer.updates(sessionId).find((u) => u.sessionUpdate === "tool_call" && u.toolCallId === "m3");
     expect(card).toMatchObject({ kind: "read" });
 
@@ -75,7 +67,7 @@ describe("MCP servers passed in session/new", () => {
     llm.enqueue(reply().text("still usable"));
     expect((await prompt(h, sessionId)).stopReason).toBe("end_turn");
     await Bun.sleep(200);
-    expect(alive(pid)).toBe(false);
+    expect(pidAlive(pid)).toBe(false);
 
     const tools2 = await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "/tools" }] });
     expect(tools2.stopReason).toBe("end_turn");
@@ -95,10 +87,10 @@ describe("MCP servers passed in session/new", () => {
     expect(pid).toBeGreaterThan(0);
     await h.peer.call("session/close", { sessionId: a.sessionId });
     await Bun.sleep(100);
-    expect(alive(pid)).toBe(true);
+    expect(pidAlive(pid)).toBe(true);
     await h.peer.call("session/close", { sessionId: b.sessionId });
-    for (let i = 0; i < 40 && alive(pid); i++) await Bun.sleep(50);
-    expect(alive(pid)).toBe(false);
+    for (let i = 0; i < 40 && pidAlive(pid); i++) await Bun.sleep(50);
+    expect(pidAlive(pid)).toBe(false);
   });
 
   test("MCP tools without a read-only hint ask like commands (remembered per tool for the session); read-only ones do not", async () => {

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HeadTailBuffer, localShell } from "../../src/tools/local-shell.ts";
 import type { RunOptions } from "../../src/tools/types.ts";
 import { killAllProcessGroups, trackedProcessGroups, trackProcessGroup } from "../../src/util/process-groups.ts";
+import { pidAlive } from "../helpers/processes.ts";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -17,20 +18,6 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** Alive and not a zombie (PID 1 in containers may never reap orphans). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return process.platform !== "linux";
-  }
-}
 
 function opts(cwd: string, extra: Partial<RunOptions> = {}): RunOptions {
   return { cwd, timeoutMs: 10_000, signal: new AbortController().signal, outputLimit: 50_000, ...extra };
@@ -76,7 +63,7 @@ describe("localShell", () => {
     const [grandchild] = pidsIn(r.output);
     expect(grandchild).toBeGreaterThan(0);
     await Bun.sleep(50);
-    expect(isAlive(grandchild ?? 0)).toBe(false);
+    expect(pidAlive(grandchild ?? 0)).toBe(false);
   });
 
   test("abort kills the group within 300 ms", async () => {
@@ -91,7 +78,7 @@ describe("localShell", () => {
     const pids = pidsIn(r.output);
     expect(pids.length).toBe(2);
     await Bun.sleep(50);
-    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    for (const pid of pids) expect(pidAlive(pid)).toBe(false);
   });
 
   test("an already-aborted signal runs nothing", async () => {
@@ -121,11 +108,11 @@ describe("localShell", () => {
     expect(r.exitCode).toBe(0);
     const [child] = pidsIn(r.output);
     // Left running on purpose, but still tracked so it dies with the agent.
-    expect(isAlive(child ?? 0)).toBe(true);
+    expect(pidAlive(child ?? 0)).toBe(true);
     expect(trackedProcessGroups().length).toBeGreaterThan(0);
     killAllProcessGroups();
     await Bun.sleep(50);
-    expect(isAlive(child ?? 0)).toBe(false);
+    expect(pidAlive(child ?? 0)).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { localShell } from "../../src/tools/local-shell.ts";
@@ -8,6 +8,7 @@ import { OutputRing, ProcessRegistry } from "../../src/tools/process-registry.ts
 import { createTerminalTool } from "../../src/tools/terminal.ts";
 import type { ApprovalOutcome, ToolContext } from "../../src/tools/types.ts";
 import { killAllProcessGroups, trackedProcessGroups } from "../../src/util/process-groups.ts";
+import { pidAlive } from "../helpers/processes.ts";
 
 const dirs: string[] = [];
 let counter = 0;
@@ -24,15 +25,6 @@ function tempDir(): string {
   return dir;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat[stat.lastIndexOf(")") + 2] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 const approve = async (): Promise<ApprovalOutcome> => ({ approved: true });
 function context(sessionId: string, cwd: string, signal = new AbortController().signal): ToolContext {
@@ -122,12 +114,12 @@ describe("process tool", () => {
     const id = await start(ctx, "sleep 30 & echo PID=$!; sleep 30");
     await Bun.sleep(100);
     const grandchild = Number(/PID=(\d+)/.exec(String((await call(ctx, { action: "poll", session_id: id })).data.output))?.[1]);
-    expect(isAlive(grandchild)).toBe(true);
+    expect(pidAlive(grandchild)).toBe(true);
     const killed = await call(ctx, { action: "kill", session_id: id });
     expect(killed.data).toMatchObject({ session_id: id, status: "killed" });
     expect(killed.failed).toBe(false);
     await Bun.sleep(50);
-    expect(isAlive(grandchild)).toBe(false);
+    expect(pidAlive(grandchild)).toBe(false);
     const again = await call(ctx, { action: "kill", session_id: id });
     expect(again.data.status).toBe("already_exited");
   });
