@@ -9,6 +9,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { LlmClient } from "../llm/types.ts";
 import type { Runtime } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
+import { DomainError } from "../session/errors.ts";
 import { detectionKey, readCachedProvider, writeCachedProvider } from "./provider-cache.ts";
 
 /** What sessions need (config, state.db), imported after `initialize` has been answered. */
@@ -121,8 +122,17 @@ export class Services {
 
   store(): SessionStore {
     if (!this.storeInstance) {
-      mkdirSync(this.paths.home, { recursive: true });
-      this.storeInstance = this.m.SessionStore.open(this.paths.stateDb);
+      try {
+        mkdirSync(this.paths.home, { recursive: true });
+        this.storeInstance = this.m.SessionStore.open(this.paths.stateDb);
+      } catch (e) {
+        throw new DomainError(
+          "STORE_UNAVAILABLE",
+          `Cannot open the session store ${this.paths.stateDb}: ${e instanceof Error ? e.message : String(e)}. ` +
+            "Check its permissions and free disk space, or move a damaged file aside (Hermes keeps its history there); `hermes-acp --check` tells more.",
+          { file: this.paths.stateDb },
+        );
+      }
     }
     return this.storeInstance;
   }

@@ -11,6 +11,7 @@ export function toRequestError(error: unknown): unknown {
     case "AUTH_REQUIRED":
       return new RequestError(-32000, error.message, error.data);
     case "CONFIG_INVALID":
+    case "STORE_UNAVAILABLE":
       return new RequestError(-32603, error.message, error.data);
     case "INVALID_CURSOR":
     case "INVALID_VALUE":

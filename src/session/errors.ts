@@ -1,5 +1,5 @@
 /** Failures with a stable code; protocol/errors.ts maps them to JSON-RPC errors. */
-export type DomainErrorCode = "SESSION_NOT_FOUND" | "CONFIG_INVALID" | "AUTH_REQUIRED" | "INVALID_CURSOR" | "INVALID_VALUE";
+export type DomainErrorCode = "SESSION_NOT_FOUND" | "CONFIG_INVALID" | "STORE_UNAVAILABLE" | "AUTH_REQUIRED" | "INVALID_CURSOR" | "INVALID_VALUE";
 
 export class DomainError extends Error {
   constructor(

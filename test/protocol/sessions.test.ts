@@ -227,3 +227,18 @@ describe("a state.db written by Hermes itself", () => {
   });
 });
 
+
+describe("a damaged state.db", () => {
+  test("session requests get a clear error naming the file and the fix; the process lives on", async () => {
+    const home = join(tempDir(), "hermes");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, "state.db"), "not a database ".repeat(20));
+    const h = await start({ home });
+    const r = await h.peer.request("session/new", { cwd: tempDir(), mcpServers: [] });
+    expect(r.error?.code).toBe(-32603);
+    expect(r.error?.message).toContain("state.db");
+    expect(r.error?.message).toContain("--check");
+    expect((await h.peer.request("session/list", {})).error?.message).toContain("state.db");
+    expect((await h.peer.request("ping", {})).error?.code).toBe(-32601);
+  });
+});
