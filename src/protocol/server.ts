@@ -4,7 +4,7 @@ import type { Services } from "../app/services.ts";
 import { SessionManager } from "../session/manager.ts";
 import type { LiveSession } from "../session/live-session.ts";
 import { DomainError } from "../session/errors.ts";
-import { isMode, POLICY_TO_MODE } from "../session/modes.ts";
+import { parseMode, setConfigOption, setMode } from "../session/options.ts";
 import { acpEventSink } from "../bridge/acp-sink.ts";
 import { acpPermissionPort } from "../bridge/permission.ts";
 import { acpFileSystem } from "../bridge/client-fs.ts";
@@ -15,7 +15,13 @@ import { log } from "../util/log.ts";
 import { SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
 import type { ClientCaps } from "./initialize.ts";
 import { mapErrors } from "./errors.ts";
-import { configOptions, legacyModelState, modeState, THOUGHT_LEVELS } from "./session-state.ts";
+import { configOptions, legacyModelState, modeState } from "./session-state.ts";
+import { toUserInput } from "./content.ts";
+import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
+import { paginate } from "./pagination.ts";
+import { switchModel } from "../session/switch-model.ts";
+import { modelChoices, refreshModelChoices } from "../session/model-choices.ts";
+import { startTurn } from "../session/start-turn.ts";
 import { z } from "zod";
 
 // session/set_model left the protocol (spec 0.13.5); older clients still send it.
@@ -28,12 +34,6 @@ const ForkParams = z.object({
   mcpServers: z.array(z.unknown()).optional(),
   additionalDirectories: z.array(z.string()).optional(),
 });
-import { toUserInput } from "./content.ts";
-import { availableCommands, runSlashCommand } from "../session/commands/index.ts";
-import { paginate } from "./pagination.ts";
-import { switchModel } from "../session/switch-model.ts";
-import { modelChoices, refreshModelChoices } from "../session/model-choices.ts";
-import { startTurn } from "../session/start-turn.ts";
 
 export type ServerOptions = {
   services: Services;
@@ -220,12 +220,9 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       "session/set_mode",
       mapErrors(async ({ params, client: ctx }) => {
         const s = live(ctx, params.sessionId);
-        if (!isMode(params.modeId)) {
-          throw new DomainError("INVALID_VALUE", `Unknown mode "${params.modeId}". Available: default, accept_edits, dont_ask.`);
-        }
-        s.settings = { ...s.settings, mode: params.modeId };
-        s.saveSettings();
-        await ctx.notify("session/update", { sessionId: s.id, update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId } });
+        const mode = parseMode(params.modeId);
+        setMode(s, mode);
+        await ctx.notify("session/update", { sessionId: s.id, update: { sessionUpdate: "current_mode_update", currentModeId: mode } });
         return {};
       }),
     )
@@ -233,26 +230,9 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       "session/set_config_option",
       mapErrors(async ({ params, client: ctx }) => {
         const s = live(ctx, params.sessionId);
-        const value = params.value;
-        if (params.configId === "mode" || params.configId === "edit_approval_policy") {
-          const mode = typeof value === "string" ? (isMode(value) ? value : POLICY_TO_MODE[value]) : undefined;
-          if (!mode) throw new DomainError("INVALID_VALUE", `Unknown mode "${String(value)}". Available: default, accept_edits, dont_ask.`);
-          s.settings = { ...s.settings, mode };
-          s.saveSettings();
-          await ctx.notify("session/update", { sessionId: s.id, update: { sessionUpdate: "current_mode_update", currentModeId: mode } });
-        } else if (params.configId === "model") {
-          if (typeof value !== "string" || !value.trim()) throw new DomainError("INVALID_VALUE", "The model value must be a non-empty string.");
-          switchModel(s, value);
-        } else if (params.configId === "thought_level") {
-          if (typeof value !== "string" || !(THOUGHT_LEVELS as readonly string[]).includes(value)) {
-            throw new DomainError("INVALID_VALUE", `Unknown thinking level "${String(value)}". Available: ${THOUGHT_LEVELS.join(", ")}.`);
-          }
-          const { thought_level: _old, ...rest } = s.settings.options;
-          s.settings = { ...s.settings, options: value === "default" ? rest : { ...rest, thought_level: value } };
-          s.saveSettings();
-        } else {
-          throw new DomainError("INVALID_VALUE", `Unknown config option "${params.configId}". Available: mode, model, thought_level.`);
-        }
+        const mode = setConfigOption(s, params.configId, params.value);
+        // Modes and the mode option are kept in sync for clients that show either.
+        if (mode) await ctx.notify("session/update", { sessionId: s.id, update: { sessionUpdate: "current_mode_update", currentModeId: mode } });
         return { configOptions: configOptions(s) };
       }),
     )

@@ -2,6 +2,7 @@ import type * as acp from "@agentclientprotocol/sdk";
 import type { LiveSession } from "../session/live-session.ts";
 import { MODES } from "../session/modes.ts";
 import { modelChoices, type ModelChoices } from "../session/model-choices.ts";
+import { THOUGHT_LEVELS } from "../session/options.ts";
 
 export function modeState(session: LiveSession): acp.SessionModeState {
   return {
@@ -12,7 +13,6 @@ export function modeState(session: LiveSession): acp.SessionModeState {
 
 /** Providers whose OpenAI-compatible endpoint takes `reasoning_effort`. */
 const EFFORT_PROVIDERS = new Set(["openai-api", "openrouter", "xai", "gemini", "custom"]);
-export const THOUGHT_LEVELS = ["default", "low", "medium", "high"] as const;
 
 function thoughtLevelOption(session: LiveSession, provider: string): acp.SessionConfigOption | null {
   if (!EFFORT_PROVIDERS.has(provider.split(":")[0] ?? provider)) return null;
