@@ -81,15 +81,6 @@ export class SessionManager {
     return [...replayEvents(this.transcript(session, isCompactionSummary), session.cwd)];
   }
 
-  has(id: string): boolean {
-    try {
-      this.get(id);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   private isContinuation(parentId: string | null): boolean {
     if (!parentId) return false;
     return this.store().getSession(parentId)?.endReason === "compression";
@@ -175,9 +166,5 @@ export class SessionManager {
     if (!live) return "";
     const first = live.history.find((m) => m.role === "user");
     return first && first.role === "user" ? textOf(first.content).replace(/\s+/g, " ").trim().slice(0, 100) : "";
-  }
-
-  all(): LiveSession[] {
-    return [...this.sessions.values()];
   }
 }
