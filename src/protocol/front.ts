@@ -123,7 +123,8 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     }
   };
   const onLine = (line: string) => {
-    queue = queue.then(() => handleLine(line));
+    // One failing line must not stop the ones after it.
+    queue = queue.then(() => handleLine(line)).catch(() => undefined);
   };
 
   const decoder = new TextDecoder();
