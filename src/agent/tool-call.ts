@@ -13,6 +13,9 @@ export interface ToolRunner {
   run(call: ToolCall, args: unknown, signal: AbortSignal): Promise<ToolResult>;
 }
 
+/** Kinds whose tools ask for approval before acting (ACP: pending → permission → in_progress). */
+const ASKS_FIRST = new Set<ToolKind>(["edit", "execute", "delete", "move"]);
+
 export type ToolCallOutcome = { output: string; cancelled: boolean };
 
 /**
@@ -48,7 +51,9 @@ export async function runToolCall(
     return { output: parsed.error, cancelled: false };
   }
 
-  await sink.emit({ type: "tool_progress", toolCallId, status: "in_progress" });
+  // Tools that may ask first stay `pending` until approved (the runner marks them in_progress then).
+  const kind = name.startsWith("mcp_") ? (runner.kindOf(name) ?? toolKind(name)) : toolKind(name);
+  if (!ASKS_FIRST.has(kind)) await sink.emit({ type: "tool_progress", toolCallId, status: "in_progress" });
   let result: ToolResult;
   try {
     result = await untilAborted(runner.run(call, parsed.args, signal), signal);

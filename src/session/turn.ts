@@ -6,7 +6,8 @@ import type { ToolRunner } from "../agent/tool-call.ts";
 import { buildSystemPrompt } from "../agent/system-prompt.ts";
 import { isContextLengthError } from "../agent/compression.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import type { Approver, ToolContext } from "../tools/types.ts";
+import type { ApprovalOutcome, Approver, ToolContext } from "../tools/types.ts";
+import type { McpToolApprover } from "../mcp/approval.ts";
 import type { UserInput } from "../protocol/content.ts";
 import { log } from "../util/log.ts";
 import { compactSession, maybeCompact } from "./compaction.ts";
@@ -96,7 +97,7 @@ function toolRunner(session: LiveSession, registry: ToolRegistry, approver: Appr
         signal,
         fs: session.ports.fs,
         shell: session.ports.shell,
-        approver,
+        approver: markInProgressWhenApproved(approver, () => session.ports.sink.emit({ type: "tool_progress", toolCallId: call.id, status: "in_progress" })),
         state: session.toolState,
         progress: (u) => session.ports.sink.emit({ type: "tool_progress", toolCallId: call.id, ...u }),
       };
@@ -104,4 +105,22 @@ function toolRunner(session: LiveSession, registry: ToolRegistry, approver: Appr
       return tool.run(args as never, ctx);
     },
   };
+}
+
+/** The approver for one call: once the call may proceed, its card moves from pending to in_progress. */
+function markInProgressWhenApproved(approver: Approver, started: () => Promise<void>): Approver {
+  const after = async (outcome: ApprovalOutcome) => {
+    if (outcome.approved) await started();
+    return outcome;
+  };
+  const wrapped: Approver & Partial<McpToolApprover> = {
+    approveEdit: (p, id, s) => approver.approveEdit(p, id, s).then(after),
+    approveCommand: (c, id, s) => approver.approveCommand(c, id, s).then(after),
+  };
+  if (hasMcpApproval(approver)) wrapped.approveMcpTool = (r, id, s) => approver.approveMcpTool(r, id, s).then(after);
+  return wrapped;
+}
+
+function hasMcpApproval(a: Approver): a is Approver & McpToolApprover {
+  return "approveMcpTool" in a && typeof a.approveMcpTool === "function";
 }
