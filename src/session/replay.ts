@@ -1,5 +1,5 @@
 import type { AgentEvent } from "../agent/events.ts";
-import type { ChatMessage } from "../agent/messages.ts";
+import type { ChatMessage, MessageContent } from "../agent/messages.ts";
 import { coerceArgs, planFromTodoResult, toolCompletion, toolKind, toolLocations, toolRawInput, toolStartContent, toolTitle } from "../tools/display.ts";
 
 /** The summary message compression leaves behind starts with one of these (hermes-behaviour §20.2). */
@@ -30,14 +30,13 @@ function flatten(content: unknown): string {
     .trim();
 }
 
-function images(content: unknown): { data: string; mimeType: string }[] {
+function images(content: MessageContent | null): { data: string; mimeType: string }[] {
   if (!Array.isArray(content)) return [];
   const out: { data: string; mimeType: string }[] = [];
-  for (const item of content) {
-    if (item && typeof item === "object" && item.type === "image_url" && typeof item.image_url?.url === "string") {
-      const m = /^data:([^;]+);base64,(.*)$/s.exec(item.image_url.url);
-      if (m) out.push({ mimeType: m[1]!, data: m[2]! });
-    }
+  for (const part of content) {
+    if (part.type !== "image_url") continue;
+    const m = /^data:([^;]+);base64,(.*)$/s.exec(part.image_url.url);
+    if (m) out.push({ mimeType: m[1]!, data: m[2]! });
   }
   return out;
 }
