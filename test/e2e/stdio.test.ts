@@ -8,7 +8,7 @@ import type { Json } from "../helpers/rpc-peer.ts";
 
 const root = join(import.meta.dir, "../..");
 const binary = join(root, "dist/hermes-acp");
-const commands: [string, string[]][] = [["bun run start", ["bun", "run", "--silent", "start"]]];
+const commands: [string, string[]][] = [["bun run start", ["bun", "run", "start"]]];
 if (existsSync(binary)) commands.push(["compiled binary", [binary]]);
 
 let llm: FakeLlmServer;
