@@ -30,7 +30,18 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
         services.load(),
       ]);
       const output = new WritableStream<Uint8Array>({ write: (chunk) => out(chunk) });
-      return createAgentApp({ services, caps: () => caps }).connect(ndJsonStream(output, appInput));
+      const connection = createAgentApp({ services, caps: () => caps }).connect(ndJsonStream(output, appInput));
+      // Editors usually pause between initialize and session/new: use it to parse config.yaml and open
+      // state.db. A session/new already waiting is dispatched first (timers run after pending I/O).
+      setTimeout(() => {
+        try {
+          services.detectProvider();
+          services.store();
+        } catch {
+          // Reported properly by the request that needs them.
+        }
+      }, 0);
+      return connection;
     },
   });
 }
