@@ -2,9 +2,7 @@
 // checks as `--check`. Interactive (@clack/prompts) in a terminal; driven by flags for scripts and tests.
 // Loaded only for `--setup`: clack writes to stdout, which the serve path reserves for JSON-RPC.
 import { intro, isCancel, log as clackLog, outro, password, select, text } from "@clack/prompts";
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { z } from "zod";
 import { hermesHome, hermesPaths, type EnvLike, type HermesPaths } from "../config/paths.ts";
 import { PROVIDERS, findProvider } from "../llm/providers.ts";
@@ -21,6 +19,7 @@ import {
   type SetupAnswers,
   type SetupFiles,
 } from "./setup-steps.ts";
+import { writeFileAtomically } from "../util/atomic-write.ts";
 
 export type SetupOptions = { provider?: string; apiKey?: string; baseUrl?: string; model?: string; mode?: string; env?: EnvLike };
 
@@ -92,9 +91,9 @@ async function save(paths: HermesPaths, current: SetupFiles, next: SetupFiles, u
   process.on("SIGINT", hold);
   try {
     await mkdir(paths.home, { recursive: true, mode: 0o700 });
-    if (next.envText !== current.envText) await writeAtomically(paths.env, next.envText, 0o600);
+    if (next.envText !== current.envText) await writeFileAtomically(paths.env, next.envText, 0o600);
     if (next.configText !== current.configText) {
-      await writeAtomically(paths.config, next.configText, (await modeOf(paths.config)) ?? 0o600);
+      await writeFileAtomically(paths.config, next.configText, (await modeOf(paths.config)) ?? 0o600);
     }
     return true;
   } catch (error) {
@@ -280,19 +279,6 @@ async function modeOf(path: string): Promise<number | undefined> {
   return stat(path).then((s) => s.mode & 0o777, () => undefined);
 }
 
-/** Temp file + rename in the same directory; writes through a symlink (dotfile managers) instead of over it. */
-async function writeAtomically(path: string, content: string, mode: number): Promise<void> {
-  const target = await realpath(path).catch(() => path);
-  const temp = join(dirname(target), `.${basename(target)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  try {
-    await writeFile(temp, content, { mode, flag: "wx" });
-    await chmod(temp, mode); // the umask may have narrowed the create mode
-    await rename(temp, target);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-}
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

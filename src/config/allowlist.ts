@@ -1,10 +1,10 @@
 // "Always allow" for a dangerous command writes its pattern into config.yaml's `command_allowlist`, the list
 // Hermes reads too. The file is the user's (and Hermes'): edit it through the `yaml` Document API so every
 // other key and comment survives, and replace it atomically so a crash never leaves half a config.
-import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { isMap, isScalar, isSeq, parseDocument } from "yaml";
+import { writeFileAtomically } from "../util/atomic-write.ts";
 
 const NEW_FILE_MODE = 0o600;
 
@@ -66,7 +66,7 @@ async function addEntry(path: string, entry: string): Promise<void> {
     throw new Error(`Cannot add "${entry}" to command_allowlist in ${path}: the key holds a mapping, not a list.`);
   }
 
-  await writeAtomically(path, doc.toString({ lineWidth: 0, flowCollectionPadding: false }), existing?.mode ?? NEW_FILE_MODE);
+  await writeFileAtomically(path, doc.toString({ lineWidth: 0, flowCollectionPadding: false }), existing?.mode ?? NEW_FILE_MODE);
 }
 
 async function readExisting(path: string): Promise<{ text: string; mode: number } | undefined> {
@@ -79,16 +79,3 @@ async function readExisting(path: string): Promise<{ text: string; mode: number 
   }
 }
 
-async function writeAtomically(path: string, text: string, mode: number): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
-  try {
-    await writeFile(temp, text, { mode, flag: "wx" });
-    await chmod(temp, mode); // the umask may have narrowed the create mode
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-}

@@ -1,11 +1,10 @@
 // The model picker's memory of what each provider listed last time (HERMES_HOME/models-cache.json), so the
 // picker can be built instantly and survive an endpoint that is down. It never holds keys: entries are keyed
 // by provider id plus a hash of the endpoint, and only model ids and their public metadata are stored.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { chmod, mkdir, rename, unlink, writeFile } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { z } from "zod";
+import { writeFileAtomically } from "../util/atomic-write.ts";
 
 const cachedModelSchema = z.object({
   model: z.string().min(1),
@@ -65,16 +64,10 @@ export async function writeModelsCache(path: string, updates: ModelsCache): Prom
   if (Object.keys(updates).length === 0) return true;
   const providers = { ...readModelsCache(path), ...updates };
   const text = `${JSON.stringify({ version: 1, providers }, null, 1)}\n`;
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFile(temp, text, { mode: FILE_MODE, flag: "wx" });
-    await chmod(temp, FILE_MODE); // the umask may have narrowed the create mode
-    await rename(temp, path);
+    await writeFileAtomically(path, text, FILE_MODE);
     return true;
   } catch {
-    await unlink(temp).catch(() => undefined);
     return false;
   }
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseJsonLoose } from "./display-util.ts";
 import type { ChatMessage } from "../agent/messages.ts";
 
 export const TODO_STATUSES = ["pending", "in_progress", "completed", "cancelled"] as const;
@@ -120,32 +121,7 @@ const todoResultSchema = z.object({ todos: z.array(z.unknown()) }).loose();
 
 /** Parses the first JSON value of `text`, ignoring trailing text such as `\n\n[Hint: ...]`. */
 export function parseLeadingJson(text: string): unknown {
-  const trimmed = text.trim();
-  try {
-    return JSON.parse(trimmed);
-  } catch {
-    // Fall through: find where the first object/array ends.
-  }
-  const open = trimmed[0];
-  if (open !== "{" && open !== "[") return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < trimmed.length; i++) {
-    const ch = trimmed[i];
-    if (inString) {
-      if (ch === "\\") i++;
-      else if (ch === '"') inString = false;
-    } else if (ch === '"') inString = true;
-    else if (ch === "{" || ch === "[") depth++;
-    else if ((ch === "}" || ch === "]") && --depth === 0) {
-      try {
-        return JSON.parse(trimmed.slice(0, i + 1));
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
+  return parseJsonLoose(text.trim());
 }
 
 /** The list as of the last todo result in `messages` (empty if there is none), so a restored session regains it. */
