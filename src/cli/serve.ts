@@ -1,12 +1,15 @@
 import { Services } from "../app/services.ts";
 import { runAcpAgent } from "../protocol/agent.ts";
+import { batchedStdout } from "../protocol/stdout-writer.ts";
 import { killAllProcessGroups } from "../util/process-groups.ts";
 import { log } from "../util/log.ts";
 
 /** Serves ACP on stdio until the editor closes stdin, then exits promptly with no child left behind. */
 export async function serve(): Promise<never> {
   const services = new Services();
+  const stdout = batchedStdout();
   const shutdown = (code: number): never => {
+    stdout.flush();
     killAllProcessGroups();
     services.close();
     process.exit(code);
@@ -16,7 +19,6 @@ export async function serve(): Promise<never> {
   process.on("SIGHUP", () => shutdown(0));
   process.on("uncaughtException", (e) => log.error("uncaught exception (kept running)", e));
   process.on("unhandledRejection", (e) => log.error("unhandled rejection (kept running)", e));
-  // protocol/stdio.ts's rule: stdout carries JSON-RPC frames only, written here and nowhere else.
-  await runAcpAgent(Bun.stdin.stream(), (bytes) => void process.stdout.write(bytes), services);
+  await runAcpAgent(Bun.stdin.stream(), stdout.write, services);
   return shutdown(0);
 }

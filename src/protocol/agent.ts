@@ -18,6 +18,8 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
       return initializeResponse(await services.detectProviderEarly());
     },
     async connect(appInput, out) {
+      // Yield once so the initialize answer (queued in the same turn) reaches stdout before loading starts.
+      await new Promise((resolve) => setImmediate(resolve));
       // Logged once the answer is out: the logger itself costs a few milliseconds to load.
       log.info(`Initialize from ${client}`);
       // Schemas here are parsed a handful of times each: zod's JIT (code generation on first parse)
@@ -40,6 +42,8 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
         } catch {
           // Reported properly by the request that needs them.
         }
+        // The card display code that session/load's replay needs (~15 ms to load).
+        void import("../session/replay.ts");
       }, 0);
       return connection;
     },
