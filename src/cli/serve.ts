@@ -1,6 +1,6 @@
 import { Services } from "../app/services.ts";
 import { runAcpAgent } from "../protocol/agent.ts";
-import { batchedStdout } from "../protocol/stdout-writer.ts";
+import { batchedStdout } from "../protocol/stdio-writer.ts";
 import { killAllProcessGroups } from "../util/process-groups.ts";
 import { log } from "../util/log.ts";
 
