@@ -116,8 +116,6 @@ const agentSchema = z.looseObject({
 const acpSchema = z.looseObject({
   /** Default edit-approval mode for new sessions (default / accept_edits / dont_ask). */
   default_mode: opt(str),
-  /** Seconds of silence before an empty keepalive chunk during a turn; ≤ 0 disables. */
-  keepalive_interval_s: opt(num),
   /** Skip connecting the MCP servers configured in config.yaml. */
   skip_configured_mcp: opt(z.boolean({ error: "true or false" })),
 });
