@@ -36,6 +36,7 @@ export class LiveSession {
   readonly deferred: UserInput[] = [];
   readonly queue: TurnQueue;
   private llmCache: { key: string; client: LlmClient } | undefined;
+  private windowCache: { key: string; at: number; size: number | undefined } | undefined;
   readonly mcp: SessionMcp;
   private cost = 0;
   private readonly toolCallIds = new Set<string>();
@@ -199,7 +200,17 @@ export class LiveSession {
     if (r?.contextLength) return r.contextLength;
     const cfg = this.services.config();
     const fromConfig = cfg.ok ? modelSettings(cfg.config).contextLength : undefined;
-    return fromConfig ?? (r ? catalogContextLength(this, r.provider, r.model) : undefined) ?? DEFAULT_CONTEXT;
+    return fromConfig ?? (r ? this.catalogWindow(r) : undefined) ?? DEFAULT_CONTEXT;
+  }
+
+  /** The catalogue's window for the model, remembered for a minute: it is asked before every model call. */
+  private catalogWindow(r: Runtime): number | undefined {
+    const key = `${r.provider}:${r.model}`;
+    const now = Date.now();
+    if (this.windowCache?.key !== key || now - this.windowCache.at > 60_000) {
+      this.windowCache = { key, at: now, size: catalogContextLength(this, r.provider, r.model) };
+    }
+    return this.windowCache.size;
   }
 
   maxIterations(): number {
