@@ -108,4 +108,30 @@ describe("tools through ACP", () => {
     expect(patchEnd.status).toBe("completed");
     expect(JSON.stringify(patchEnd.content)).toContain('"type":"diff"');
   });
+
+  test("a background terminal command and the process tool: start, wait, log — cards and results through ACP", async () => {
+    const { h, sessionId } = await start({}, { HERMES_YOLO_MODE: "1" });
+    suite.llm.enqueue(reply().toolCall({ id: "bg1", name: "terminal", args: { command: "echo started; sleep 0.2; echo finished", background: true } }));
+    await run(h, sessionId, "start it");
+    const started = JSON.parse(String(((suite.llm.requests.at(-1)!.messages as Json[]).at(-1) as Json).content)) as Json;
+    const procId = String(started.session_id);
+    expect(procId).toStartWith("proc_");
+    suite.llm.enqueue(
+      reply().toolCall({ id: "pw1", name: "process", args: { action: "wait", session_id: procId, timeout: 5 } }),
+      reply().toolCall({ id: "pl1", name: "process", args: { action: "log", session_id: procId } }),
+      reply().text("done"),
+    );
+    await run(h, sessionId, "wait for it");
+    const sent = suite.llm.requests.at(-1)!.messages as Json[];
+    const result = (id: string) => String(sent.find((m) => m.tool_call_id === id)?.content);
+    expect(result("pw1")).toContain("exited");
+    expect(result("pl1")).toContain("finished");
+    const starts = toolUpdates(h, sessionId).filter((u) => u.sessionUpdate === "tool_call");
+    expect(starts.map((u) => [u.toolCallId, u.kind])).toEqual([
+      ["bg1", "execute"],
+      ["pw1", "execute"],
+      ["pl1", "execute"],
+    ]);
+    expect(toolUpdates(h, sessionId).filter((u) => u.status === "completed").map((u) => u.toolCallId)).toEqual(["bg1", "pw1", "pl1"]);
+  });
 });
