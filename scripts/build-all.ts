@@ -8,13 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { tarGz, zip } from "./archive.ts";
-import { compileArgs, type Target } from "./build.ts";
+import { compileBinary, type Target } from "./build.ts";
 
 export type BuiltArchive = { target: Target; file: string; archiveBytes: number; binaryBytes: number; sha256: string; bareBytes?: number };
 
 export type BuildAllOptions = {
   outDir?: string;
-  /** Produces the binary for a target; the default runs `bun build --compile` with compileArgs. Tests inject a fake. */
+  /** Produces the binary for a target; the default is compileBinary. Tests inject a fake. */
   compile?: (target: Target, outfile: string) => Promise<void>;
   /** Also compile `console.log(1)` per target and report the size overhead. Default: true. */
   compareBare?: boolean;
@@ -125,7 +125,7 @@ export function withChecksums(manifest: unknown, built: readonly BuiltArchive[])
 }
 
 async function compileWithBun(target: Target, outfile: string): Promise<void> {
-  await $`bun ${compileArgs(outfile, target.bunTarget)}`.quiet();
+  await compileBinary(outfile, target.bunTarget);
 }
 
 async function bareSize(target: Target, dir: string): Promise<number> {

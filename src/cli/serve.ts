@@ -19,6 +19,6 @@ export async function serve(): Promise<never> {
   process.on("SIGHUP", () => shutdown(0));
   process.on("uncaughtException", (e) => log.error("uncaught exception (kept running)", e));
   process.on("unhandledRejection", (e) => log.error("unhandled rejection (kept running)", e));
-  await runAcpAgent(Bun.stdin.stream(), stdout.write, services);
+  await runAcpAgent(Bun.stdin.stream(), stdout.write, services, stdout.afterFlush);
   return shutdown(0);
 }

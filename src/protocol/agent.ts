@@ -1,5 +1,7 @@
 import type { Services } from "../app/services.ts";
 import { log } from "../util/log.ts";
+import { trace } from "../util/trace.ts";
+import { restoreJit } from "../util/jit.ts";
 import { initializeResponse } from "./capabilities.ts";
 import { runFront } from "./front.ts";
 import { clientName, NO_CAPS, readClientCaps, type ClientCaps } from "./initialize.ts";
@@ -8,7 +10,13 @@ import { clientName, NO_CAPS, readClientCaps, type ClientCaps } from "./initiali
  * Serves ACP over a byte stream: `initialize` is answered at once by the front; the SDK app
  * (and with it SQLite, config and providers) loads right after, while the editor reads that answer.
  */
-export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void, services: Services): Promise<void> {
+export function runAcpAgent(
+  input: ReadableStream<Uint8Array>,
+  write: (bytes: Uint8Array) => void,
+  services: Services,
+  /** Runs work after what was written so far is out (stdio-writer's afterFlush); a timer by default. */
+  afterFlush: (fn: () => void) => void = (fn) => void setTimeout(fn, 0),
+): Promise<void> {
   let caps: ClientCaps = NO_CAPS;
   let client = "unknown client";
   return runFront(input, write, {
@@ -20,7 +28,6 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
     async connect(appInput, out) {
       // Yield once so the initialize answer (queued in the same turn) reaches stdout before loading starts.
       await new Promise((resolve) => setImmediate(resolve));
-      // Logged once the answer is out: the logger itself costs a few milliseconds to load.
       log.info(`Initialize from ${client}`);
       // Schemas here are parsed a handful of times each: zod's JIT (code generation on first parse)
       // costs more than it saves, and it ran on the session/new critical path.
@@ -31,8 +38,11 @@ export function runAcpAgent(input: ReadableStream<Uint8Array>, write: (bytes: Ui
         import("./server.ts"),
         services.load(),
       ]);
+      trace("app loaded");
       const output = new WritableStream<Uint8Array>({ write: (chunk) => out(chunk) });
-      const connection = createAgentApp({ services, caps: () => caps }).connect(ndJsonStream(output, appInput));
+      const connection = createAgentApp({ services, caps: () => caps, afterResponse: afterFlush }).connect(ndJsonStream(output, appInput));
+      // Whatever the client does next, the startup burst is over within a second.
+      setTimeout(restoreJit, 1000).unref();
       // Editors usually pause between initialize and session/new: use it to parse config.yaml and open
       // state.db. A session/new already waiting is dispatched first (timers run after pending I/O).
       setTimeout(() => {

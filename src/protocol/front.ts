@@ -3,6 +3,7 @@
 // after `initialize` is passed through to the SDK app, which is loaded once, on demand.
 
 import type { InitializeRequestParams } from "./initialize.ts";
+import { trace } from "../util/trace.ts";
 
 export type FrontHandlers = {
   /** Builds the initialize result. Must be cheap: it runs before anything heavy is loaded. */
@@ -84,6 +85,7 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
       return;
     }
     write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: frame.id, result })}\n`));
+    trace("initialize answered");
     initialized = true;
     app ??= handlers.connect(appInput, write);
   };

@@ -12,6 +12,8 @@ import { acpShell } from "../bridge/client-terminal.ts";
 import { localShell } from "../tools/local-shell.ts";
 import { detectProvider } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
+import { trace } from "../util/trace.ts";
+import { restoreJit } from "../util/jit.ts";
 import { SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
 import type { ClientCaps } from "./initialize.ts";
 import { mapErrors } from "./errors.ts";
@@ -39,6 +41,8 @@ export type ServerOptions = {
   services: Services;
   /** The client capabilities from `initialize` (answered by protocol/front.ts before this app loads). */
   caps: () => ClientCaps;
+  /** Schedules work to run once the response being sent now has gone out. */
+  afterResponse?: (fn: () => void) => void;
 };
 
 /** Builds the ACP agent: one thin handler per method; the work lives in session/ and agent/. */
@@ -88,8 +92,11 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
   };
 
   /** Commands and usage go out after the response: sent before it, Zed shows no commands and JetBrains hangs. */
+  const afterResponse = options.afterResponse ?? ((fn) => void setTimeout(fn, 0));
   const announce = (session: LiveSession) => {
-    setTimeout(() => {
+    afterResponse(() => {
+      // The session is open: startup is over, and what runs from here on is worth compiling.
+      restoreJit();
       void (async () => {
         try {
           await client?.notify("session/update", {
@@ -103,7 +110,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
           log.debug("post-response updates failed", e);
         }
       })();
-    }, 0);
+    });
   };
 
   const sessionResponse = (s: LiveSession, meta?: Record<string, unknown>) => {
@@ -145,6 +152,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         s.mcp.attach(params.mcpServers, s.cwd);
         log.info(`New session ${s.id} in ${s.cwd}`);
         announce(s);
+        trace("session/new handled");
         return { sessionId: s.id, ...sessionResponse(s, s.provenanceMeta()) };
       }),
     )
@@ -247,6 +255,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     .onRequest(
       "session/prompt",
       mapErrors(async ({ params, client: ctx }) => {
+        restoreJit();
         const s = live(ctx, params.sessionId);
         const input = toUserInput(params.prompt);
         if (!input.text && (typeof input.content === "string" || input.content.length === 0)) return { stopReason: "end_turn" };

@@ -1,15 +1,12 @@
-import type { ConsolaInstance, ConsolaReporter, LogObject } from "consola";
+// The one logger: a line per call on stderr (stdout belongs to JSON-RPC), secrets masked, filtered by
+// HERMES_ACP_LOG_LEVEL. Hand-written rather than consola: consola cost ~2.6 ms to load on the
+// session/new critical path, and all it did for us was this level check (the line format was ours).
 import { redact } from "./redact.ts";
 
 const LEVELS: Record<string, number> = { silent: -999, error: 0, warn: 1, info: 3, debug: 4, trace: 5 };
 
-/** Writes one line per log object to stderr, secrets masked. Stdout belongs to JSON-RPC. */
-const stderrReporter: ConsolaReporter = {
-  log(obj: LogObject) {
-    const text = obj.args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : typeof a === "string" ? a : safeJson(a))).join(" ");
-    process.stderr.write(`${new Date(obj.date).toISOString()} [${obj.type}] ${obj.tag ? `${obj.tag}: ` : ""}${redact(text)}\n`);
-  },
-};
+type Level = "error" | "warn" | "info" | "debug";
+type LogFn = (message: unknown, ...rest: unknown[]) => void;
 
 function safeJson(v: unknown): string {
   try {
@@ -19,31 +16,26 @@ function safeJson(v: unknown): string {
   }
 }
 
-let instance: ConsolaInstance | undefined;
-
-/**
- * The one consola instance, both streams on stderr (consola's default would send info to stdout).
- * Created on the first log call: importing consola costs ~4 ms, and `initialize` is answered before.
- */
-function consola(): ConsolaInstance {
-  if (!instance) {
-    // A synchronous load keeps `log.warn(...)` a plain call everywhere.
-    const { createConsola } = require("consola") as typeof import("consola");
-    instance = createConsola({
-      level: LEVELS[process.env.HERMES_ACP_LOG_LEVEL ?? "info"] ?? 3,
-      stdout: process.stderr,
-      stderr: process.stderr,
-      reporters: [stderrReporter],
-    });
-  }
-  return instance;
+function format(args: unknown[]): string {
+  return args.map((a) => (a instanceof Error ? (a.stack ?? a.message) : typeof a === "string" ? a : safeJson(a))).join(" ");
 }
 
-type LogFn = (message: unknown, ...rest: unknown[]) => void;
+/** Read per call, so tests (and a changed environment) take effect without reloading the module. */
+function threshold(): number {
+  return LEVELS[process.env.HERMES_ACP_LOG_LEVEL ?? "info"] ?? LEVELS.info!;
+}
 
-export const log: { error: LogFn; warn: LogFn; info: LogFn; debug: LogFn } = {
-  error: (message, ...rest) => consola().error(message, ...rest),
-  warn: (message, ...rest) => consola().warn(message, ...rest),
-  info: (message, ...rest) => consola().info(message, ...rest),
-  debug: (message, ...rest) => consola().debug(message, ...rest),
+function logAt(level: Level): LogFn {
+  const rank = LEVELS[level]!;
+  return (...args) => {
+    if (rank > threshold()) return;
+    process.stderr.write(`${new Date().toISOString()} [${level}] ${redact(format(args))}\n`);
+  };
+}
+
+export const log: Record<Level, LogFn> = {
+  error: logAt("error"),
+  warn: logAt("warn"),
+  info: logAt("info"),
+  debug: logAt("debug"),
 };

@@ -47,6 +47,12 @@ describe.each(commands)("%s", (_name, cmd) => {
     expect(exitMs).toBeLessThan(1000);
     // every line the agent wrote parsed as JSON-RPC 2.0 (RpcPeer throws otherwise)
     expect(agent.peer.rawLines.every((l) => JSON.parse(l).jsonrpc === "2.0")).toBe(true);
+    // The command list follows the session/new response (sent before it, Zed shows no commands).
+    const lines = agent.peer.rawLines.map((l) => JSON.parse(l) as { result?: Json; params?: { update?: Json } });
+    const responseAt = lines.findIndex((m) => m.result?.sessionId === sessionId);
+    const commandsAt = lines.findIndex((m) => m.params?.update?.sessionUpdate === "available_commands_update");
+    expect(responseAt).toBeGreaterThanOrEqual(0);
+    expect(commandsAt).toBeGreaterThan(responseAt);
     const stderr = await agent.stderr();
     expect(stderr).not.toContain("sk-or-secret-should-never-leak-123");
     expect(stderr).not.toContain("Background task failed");
