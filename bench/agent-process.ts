@@ -41,13 +41,15 @@ export async function ensureBare(): Promise<string> {
   return BARE;
 }
 
-/** A temp HERMES_HOME whose config points at `baseUrl` (a `custom` endpoint needs no key). */
+/** config.yaml for a `custom` endpoint at `baseUrl` (it needs no key). */
+export function benchConfig(baseUrl: string, contextLength = 1_000_000): string {
+  return `model:\n  provider: custom\n  base_url: ${baseUrl}\n  default: fake-model\n  context_length: ${contextLength}\n`;
+}
+
+/** A temp HERMES_HOME whose config points at `baseUrl`. */
 export function benchHome(baseUrl = "http://127.0.0.1:9/v1", contextLength = 1_000_000): string {
   const home = mkdtempSync(join(tmpdir(), "hermes-bench-home-"));
-  writeFileSync(
-    join(home, "config.yaml"),
-    `model:\n  provider: custom\n  base_url: ${baseUrl}\n  default: fake-model\n  context_length: ${contextLength}\n`,
-  );
+  writeFileSync(join(home, "config.yaml"), benchConfig(baseUrl, contextLength));
   return home;
 }
 

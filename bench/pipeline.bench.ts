@@ -2,10 +2,10 @@
 // server through the compiled dist/hermes-acp to this process as `agent_message_chunk` notifications, against a
 // plain fetch + line splitter + JSON.parse reading the same server's same reply. The server runs in its own
 // process so that neither contender shares a thread with it. Interleaved, medians. Run: bun bench/pipeline.bench.ts
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AgentProcess, benchEnv, benchHome, ensureBinary, type Json } from "./agent-process.ts";
+import { AgentProcess, benchConfig, benchEnv, benchHome, ensureBinary, type Json } from "./agent-process.ts";
 import { median, ms, type BenchRow } from "./types.ts";
 
 const CHUNKS = 10_000;
@@ -29,9 +29,10 @@ export type StreamServer = {
   stop: () => Promise<void>;
 };
 
-/** Starts bench/fixtures/stream-server.ts in its own process. */
-export async function startStreamServer(chunks = CHUNKS): Promise<StreamServer> {
-  const proc = Bun.spawn(["bun", join(import.meta.dir, "fixtures/stream-server.ts"), String(chunks)], { stdout: "pipe", stderr: "inherit" });
+/** Starts bench/fixtures/stream-server.ts in its own process; with `bodyFile`, it saves each request's body there. */
+export async function startStreamServer(chunks = CHUNKS, bodyFile?: string): Promise<StreamServer> {
+  const args = ["bun", join(import.meta.dir, "fixtures/stream-server.ts"), String(chunks), ...(bodyFile ? [bodyFile] : [])];
+  const proc = Bun.spawn(args, { stdout: "pipe", stderr: "inherit" });
   const arrivals: number[] = [];
   let resolveUrl: (url: string) => void = () => undefined;
   const url = new Promise<string>((resolve, reject) => {
@@ -79,10 +80,10 @@ function deltaText(line: string): string | undefined {
 }
 
 /** The floor: what any SSE consumer must do. Times from the request to the first and last text delta. */
-export async function readPlain(url: string, server?: StreamServer): Promise<StreamTiming> {
+export async function readPlain(url: string, server?: StreamServer, body = BODY): Promise<StreamTiming> {
   const seen = server?.arrivals.length ?? 0;
   const t0 = performance.now();
-  const res = await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: BODY });
+  const res = await fetch(`${url}/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body });
   if (!res.body) throw new Error("no body");
   const decoder = new TextDecoder();
   let buffer = "";
@@ -153,8 +154,11 @@ export type PipelineResult = { agent: StreamTiming; plain: StreamTiming; runs: n
 
 export async function measurePipeline(runs = RUNS): Promise<PipelineResult> {
   const binary = await ensureBinary();
-  const server = await startStreamServer(CHUNKS);
-  const home = benchHome(server.url);
+  const home = benchHome();
+  // The plain reader posts the very body the agent's request had (the server saves it here).
+  const bodyFile = join(home, "last-request.json");
+  const server = await startStreamServer(CHUNKS, bodyFile);
+  writeFileSync(join(home, "config.yaml"), benchConfig(server.url));
   const agent = new AgentProcess([binary], benchEnv(home));
   try {
     await agent.ready();
@@ -166,7 +170,7 @@ export async function measurePipeline(runs = RUNS): Promise<PipelineResult> {
     };
     // Warm-up: first prompt (title, LLM client, JIT) and the first fetch.
     check(await promptTimed(agent, sessionId, server), "agent");
-    check(await readPlain(server.url, server), "plain");
+    check(await readPlain(server.url, server, readFileSync(bodyFile, "utf8")), "plain");
     const viaAgent: StreamTiming[] = [];
     const plain: StreamTiming[] = [];
     let notifications = 0;
@@ -174,7 +178,7 @@ export async function measurePipeline(runs = RUNS): Promise<PipelineResult> {
       const a = await promptTimed(agent, sessionId, server);
       notifications = a.notifications;
       viaAgent.push(check(a, "agent"));
-      plain.push(check(await readPlain(server.url, server), "plain"));
+      plain.push(check(await readPlain(server.url, server, readFileSync(bodyFile, "utf8")), "plain"));
     }
     const med = (xs: StreamTiming[]): StreamTiming => ({
       firstMs: median(xs.map((x) => x.firstMs)),
@@ -197,7 +201,7 @@ export async function benchPipeline(): Promise<BenchRow[]> {
   const added = r.agent.firstMs - r.plain.firstMs;
   return [
     {
-      name: `stream ${CHUNKS.toLocaleString("en")} chunks: prompt → last agent_message_chunk vs plain fetch reader (median of ${r.runs}; response at ${ms(r.agent.doneMs)})`,
+      name: `stream ${CHUNKS.toLocaleString("en")} chunks: prompt → last agent_message_chunk vs a plain fetch reader posting the same request body (median of ${r.runs}; response at ${ms(r.agent.doneMs)})`,
       measured: ms(r.agent.lastMs),
       baseline: ms(r.plain.lastMs),
       ratio,

@@ -1,4 +1,5 @@
-import type { LlmClient, ToolSpec, Usage } from "../llm/types.ts";
+import { trace } from "../util/trace.ts";
+import type { LlmChunk, LlmClient, ToolSpec, Usage } from "../llm/types.ts";
 import { LlmError } from "../llm/types.ts";
 import type { ChatMessage, ToolCall } from "./messages.ts";
 import type { EventSink } from "./events.ts";
@@ -29,6 +30,8 @@ export type LoopDeps = {
   beforeModelCall?(promptTokens: number | undefined): Promise<void>;
   /** The provider said the context is too long: shrink it and return true to retry once. */
   onContextOverflow?(error: LlmError): Promise<boolean>;
+  /** Runs once each model request is on its way: work the request need not wait for goes here. */
+  onRequestSent?(): void;
   /** Makes a provider tool-call id unique within the session (some servers reuse `call_0`). */
   uniqueToolCallId(id: string): string;
 };
@@ -52,7 +55,9 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
       push({ role: "user", content: `[User guidance while you work] ${guidance}` });
     }
     if (signal.aborted) return { stopReason: "cancelled", usage };
+    trace("before compaction");
     await deps.beforeModelCall?.(usage?.promptTokens);
+    trace("compaction checked");
     if (signal.aborted) return { stopReason: "cancelled", usage };
 
     const messageId = deps.newMessageId();
@@ -109,23 +114,50 @@ async function collect(deps: LoopDeps, messageId: string, onText: (t: string) =>
     ...(deps.maxTokens ? { maxTokens: deps.maxTokens } : {}),
     ...(deps.reasoningEffort ? { reasoningEffort: deps.reasoningEffort } : {}),
   };
-  for await (const chunk of deps.llm.stream(request, deps.signal)) {
-    switch (chunk.type) {
-      case "text":
-        if (!chunk.text) break;
-        onText(chunk.text);
-        await deps.sink.emit({ type: "message_chunk", messageId, text: chunk.text });
-        break;
-      case "reasoning":
-        if (!chunk.text) break;
-        onReasoning(chunk.text);
-        await deps.sink.emit({ type: "thought_chunk", messageId: `${messageId}-thought`, text: chunk.text });
-        break;
-      case "done":
-        return chunk;
+  const stream = deps.llm.stream(request, deps.signal)[Symbol.asyncIterator]();
+  // The first step runs the client up to its request; the wait for the answer is free time.
+  let next = stream.next();
+  deps.onRequestSent?.();
+  let firstChunk = true;
+  // Like for-await: a loop left early (a result, a throwing sink) closes the stream; a failed or finished one is closed.
+  let open = true;
+  try {
+    for (;;) {
+      let step: IteratorResult<LlmChunk>;
+      try {
+        step = await next;
+      } catch (e) {
+        open = false;
+        throw e;
+      }
+      if (step.done) {
+        open = false;
+        throw new LlmError("stream", "The provider closed the stream without finishing the response.");
+      }
+      const chunk = step.value;
+      if (firstChunk) { firstChunk = false; trace("first chunk"); }
+      switch (chunk.type) {
+        case "text":
+          if (!chunk.text) break;
+          onText(chunk.text);
+          await deps.sink.emit({ type: "message_chunk", messageId, text: chunk.text });
+          break;
+        case "reasoning":
+          if (!chunk.text) break;
+          onReasoning(chunk.text);
+          await deps.sink.emit({ type: "thought_chunk", messageId: `${messageId}-thought`, text: chunk.text });
+          break;
+        case "done":
+          trace("done");
+          // The last text goes out now, not after the message is stored.
+          await deps.sink.flush();
+          return chunk;
+      }
+      next = stream.next();
     }
+  } finally {
+    if (open) await stream.return?.(undefined);
   }
-  throw new LlmError("stream", "The provider closed the stream without finishing the response.");
 }
 
 function assistant(content: string, reasoning: string, toolCalls: ToolCall[], finishReason: string): ChatMessage {

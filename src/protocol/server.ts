@@ -159,6 +159,8 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
     .onRequest(
       "session/load",
       mapErrors(async ({ params, client: ctx }) => {
+        // Replaying a long history is hot code: worth the JIT at once.
+        restoreJit();
         requireAbsolute(params.cwd);
         const m = sessions(ctx);
         const s = m.get(params.sessionId);
@@ -256,6 +258,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       "session/prompt",
       mapErrors(async ({ params, client: ctx }) => {
         restoreJit();
+        trace("prompt in");
         const s = live(ctx, params.sessionId);
         const input = toUserInput(params.prompt);
         if (!input.text && (typeof input.content === "string" || input.content.length === 0)) return { stopReason: "end_turn" };

@@ -90,12 +90,21 @@ export async function compactSession(
 /** Automatic compression before a model call, when the context has reached the threshold. */
 export async function maybeCompact(
   session: LiveSession,
-  input: { runtime: Runtime; llm: LlmClient; signal: AbortSignal; promptTokens?: number; systemPrompt: string },
+  input: {
+    runtime: Runtime;
+    llm: LlmClient;
+    signal: AbortSignal;
+    promptTokens?: number;
+    systemPrompt: string;
+    /** Runs before compression starts (the turn saves its pending user message: the rotation copies history). */
+    beforeCompaction?: () => void;
+  },
 ): Promise<void> {
   const { settings, enabled } = sessionCompressionSettings(session, input.runtime);
   if (!enabled) return;
   const tokens = input.promptTokens ?? estimateTokens(session.history) + Math.ceil(input.systemPrompt.length / 4);
   if (!shouldCompress(tokens, settings)) return;
+  input.beforeCompaction?.();
   const outcome = await compactSession(session, { runtime: input.runtime, llm: input.llm, signal: input.signal, force: false });
   if (!outcome.ok) log.warn(`automatic compression of session ${session.id} failed: ${outcome.error}`);
 }

@@ -1,3 +1,4 @@
+import { trace } from "../util/trace.ts";
 import type { ChatMessage } from "../agent/messages.ts";
 import type { StopReason } from "../agent/stop-reason.ts";
 import { isAbortError } from "../agent/stop-reason.ts";
@@ -18,34 +19,51 @@ import type { LiveSession } from "./live-session.ts";
 /** Runs one prompt turn against the model. Never throws: failures end the turn with a message. */
 export async function runTurn(session: LiveSession, input: UserInput, signal: AbortSignal): Promise<StopReason> {
   const sink = session.ports.sink;
+  trace("runTurn");
   const resolved = session.resolveRuntime();
   if (!resolved.ok) {
     await sink.emit({ type: "message_chunk", messageId: crypto.randomUUID(), text: `⚠️ ${resolved.error}` });
     return "end_turn";
   }
   const runtime = resolved.runtime;
+  trace("resolved");
+  // The user message is saved while the first request is in flight (a SQLite write is ~0.3 ms of the time to
+  // first token), and in any case before anything after it is saved, before compression copies the history,
+  // and before the turn ends.
+  let unsavedUser: ChatMessage | undefined;
+  const saveUser = () => {
+    if (!unsavedUser) return;
+    session.persist(unsavedUser);
+    unsavedUser = undefined;
+  };
   try {
     const llm = withFallbacks(
       { client: await session.llm(runtime), provider: runtime.provider, model: runtime.model },
       fallbackTargets(session, runtime),
       (to, error) => followFallback(session, to, error),
     );
+    trace("llm");
     if (signal.aborted) return "cancelled";
     const user: ChatMessage = { role: "user", content: input.content };
     session.history.push(user);
-    session.persist(user);
+    unsavedUser = user;
     const registry = await session.tools();
     const { approver } = await session.workbench();
+    trace("tools+workbench");
     const systemPrompt = buildSystemPrompt({ cwd: session.cwd, model: runtime.model, tools: registry.list() });
     let overflowRetried = false;
+    trace("loop");
     const result = await runAgentLoop({
       llm,
       model: runtime.model,
       systemPrompt,
-      beforeModelCall: (promptTokens) => maybeCompact(session, { runtime, llm, signal, systemPrompt, ...(promptTokens ? { promptTokens } : {}) }),
+      beforeModelCall: (promptTokens) =>
+        maybeCompact(session, { runtime, llm, signal, systemPrompt, beforeCompaction: saveUser, ...(promptTokens ? { promptTokens } : {}) }),
+      onRequestSent: saveUser,
       onContextOverflow: async (error) => {
         if (overflowRetried || !isContextLengthError(error)) return false;
         overflowRetried = true;
+        saveUser();
         return (await compactSession(session, { runtime, llm, signal, force: true })).ok;
       },
       tools: registry.specs(),
@@ -56,7 +74,10 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
       ...(runtime.maxTokens ? { maxTokens: runtime.maxTokens } : {}),
       ...(session.settings.options.thought_level ? { reasoningEffort: session.settings.options.thought_level } : {}),
       history: session.history,
-      persist: (m) => session.persist(m),
+      persist: (m) => {
+        saveUser();
+        session.persist(m);
+      },
       takeSteering: () => session.queue.takeSteering(),
       newMessageId: () => crypto.randomUUID(),
       uniqueToolCallId: (id) => session.uniqueToolCallId(id),
@@ -75,6 +96,8 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
       .emit({ type: "message_chunk", messageId: crypto.randomUUID(), text: `⚠️ Internal error: ${e instanceof Error ? e.message : String(e)}` })
       .catch(() => undefined);
     return "end_turn";
+  } finally {
+    saveUser();
   }
 }
 

@@ -3,5 +3,5 @@
 const enabled = process.env.HERMES_ACP_TRACE === "1";
 
 export function trace(label: string): void {
-  if (enabled) process.stderr.write(`trace ${performance.now().toFixed(1)} ${label}\n`);
+  if (enabled) process.stderr.write(`trace ${performance.now().toFixed(1)} ${(performance.timeOrigin + performance.now()).toFixed(2)} ${label}\n`);
 }
