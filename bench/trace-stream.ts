@@ -33,7 +33,7 @@ let id = 0;
 const call = (method: string, params: unknown) => new Promise<any>((resolve) => { const i = id++; waiters.set(i, resolve); events.push([wall(), `CLIENT send ${method}`]); proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: i, method, params }) + "\n"); proc.stdin.flush(); });
 await call("initialize", { protocolVersion: 1 });
 const s = (await call("session/new", { cwd: tmpdir(), mcpServers: [] })).result;
-for (let i = 0; i < 16; i++) { const ns = process.env.FRESH ? (await call("session/new", { cwd: tmpdir(), mcpServers: [] })).result : s; events.length = 0; firstChunkSeen = false; await call("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "go" }] }); }
+for (let i = 0; i < 16; i++) { const ns = process.env.FRESH ? (await call("session/new", { cwd: tmpdir(), mcpServers: [] })).result : s; events.length = 0; firstChunkSeen = false; await call("session/prompt", { sessionId: ns.sessionId, prompt: [{ type: "text", text: "go" }] }); if (i < 15) { const { readPlain } = await import("./pipeline.bench.ts"); await readPlain(server.url); } }
 const last = [...events];
 proc.stdin.end(); await proc.exited; await server.stop();
 const start = last[0]![0];

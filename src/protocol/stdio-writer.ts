@@ -19,8 +19,9 @@ export function batchedStdout(write: (bytes: Uint8Array) => void = (b) => void p
     if (pending.length === 0) return;
     const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
     pending = [];
+    const t = performance.now();
     write(bytes);
-    if (bytes.length < 2000) trace(`flush ${bytes.length}`);
+    trace(`flush ${bytes.length} took ${(performance.now() - t).toFixed(2)}`);
   };
   /** End of the turn: what is pending goes out, then the work waiting for it runs. */
   const flush = () => {

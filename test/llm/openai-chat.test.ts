@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createOpenAiChatClient, type ProviderClientOptions } from "../../src/llm/openai-chat.ts";
+import { createOpenAiChatClient, requestBody, toOpenAiParams, type ProviderClientOptions } from "../../src/llm/openai-chat.ts";
+import type { ChatMessage } from "../../src/agent/messages.ts";
 import { mergeDeltas, type RetryInfo } from "../../src/llm/retry.ts";
 import { LlmError, type LlmChunk, type LlmClient, type LlmRequest } from "../../src/llm/types.ts";
 import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
@@ -474,4 +475,30 @@ test("text that arrives in the same read as a malformed event still reaches the 
   } finally {
     await server.stop(true);
   }
+});
+
+describe("requestBody", () => {
+  const history: ChatMessage[] = [
+    { role: "user", content: "read a.ts" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }] },
+    { role: "tool", content: "export const a = 1;\n\"quoted\" \\ back", tool_call_id: "c1", tool_name: "read_file" },
+    { role: "assistant", content: "It exports `a`." },
+    { role: "user", content: [{ type: "text", text: "and this?" }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] },
+  ];
+  const request = (messages: ChatMessage[]): LlmRequest => ({
+    model: "m",
+    messages,
+    tools: [{ name: "read_file", description: "Read", parameters: { type: "object", properties: { path: { type: "string" } } } }],
+    maxTokens: 100,
+    reasoningEffort: "low",
+  });
+
+  test("is the JSON of the request parameters, whatever was serialised before", () => {
+    const first = requestBody(request(history));
+    expect(JSON.parse(first)).toEqual(JSON.parse(JSON.stringify(toOpenAiParams(request(history)))));
+    // The next request of the turn: the same messages (reused) plus new ones, and one replaced by a new object.
+    const next = [...history.slice(0, 3), { role: "assistant", content: "changed" } as ChatMessage, ...history.slice(4), { role: "user", content: "more" } as ChatMessage];
+    expect(JSON.parse(requestBody(request(next)))).toEqual(JSON.parse(JSON.stringify(toOpenAiParams(request(next)))));
+    expect(JSON.parse(requestBody({ model: "m", messages: [], tools: [] }))).toEqual({ model: "m", messages: [], stream: true, stream_options: { include_usage: true } });
+  });
 });
