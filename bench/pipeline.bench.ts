@@ -9,7 +9,7 @@ import { AgentProcess, benchConfig, benchEnv, benchHome, ensureBinary, type Json
 import { median, ms, type BenchRow } from "./types.ts";
 
 const CHUNKS = 10_000;
-const RUNS = Number(process.env.BENCH_PIPELINE_RUNS ?? 15);
+const RUNS = Number(process.env.BENCH_PIPELINE_RUNS ?? 31);
 const RATIO_TARGET = 1.3;
 const FIRST_CHUNK_TARGET_MS = 5;
 

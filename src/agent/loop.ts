@@ -1,4 +1,3 @@
-import { trace } from "../util/trace.ts";
 import type { LlmChunk, LlmClient, ToolSpec, Usage } from "../llm/types.ts";
 import { LlmError } from "../llm/types.ts";
 import type { ChatMessage, ToolCall } from "./messages.ts";
@@ -55,9 +54,7 @@ export async function runAgentLoop(deps: LoopDeps): Promise<LoopResult> {
       push({ role: "user", content: `[User guidance while you work] ${guidance}` });
     }
     if (signal.aborted) return { stopReason: "cancelled", usage };
-    trace("before compaction");
     await deps.beforeModelCall?.(usage?.promptTokens);
-    trace("compaction checked");
     if (signal.aborted) return { stopReason: "cancelled", usage };
 
     const messageId = deps.newMessageId();
@@ -118,7 +115,6 @@ async function collect(deps: LoopDeps, messageId: string, onText: (t: string) =>
   // The first step runs the client up to its request; the wait for the answer is free time.
   let next = stream.next();
   deps.onRequestSent?.();
-  let firstChunk = true;
   // Like for-await: a loop left early (a result, a throwing sink) closes the stream; a failed or finished one is closed.
   let open = true;
   try {
@@ -135,7 +131,6 @@ async function collect(deps: LoopDeps, messageId: string, onText: (t: string) =>
         throw new LlmError("stream", "The provider closed the stream without finishing the response.");
       }
       const chunk = step.value;
-      if (firstChunk) { firstChunk = false; trace("first chunk"); }
       switch (chunk.type) {
         case "text":
           if (!chunk.text) break;
@@ -148,7 +143,6 @@ async function collect(deps: LoopDeps, messageId: string, onText: (t: string) =>
           await deps.sink.emit({ type: "thought_chunk", messageId: `${messageId}-thought`, text: chunk.text });
           break;
         case "done":
-          trace("done");
           // The last text goes out now, not after the message is stored.
           await deps.sink.flush();
           return chunk;

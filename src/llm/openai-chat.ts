@@ -1,4 +1,3 @@
-import { trace } from "../util/trace.ts";
 // OpenAI-compatible chat completions over SSE (OpenAI, OpenRouter, DeepSeek, vLLM, Ollama, LM Studio, ...).
 // Plain fetch + eventsource-parser: the SDK's stream parser cost ~3× a bare reader on long streams.
 // The per-delta path is one JSON.parse and a few typeof checks (no zod: thousands of deltas per turn).
@@ -362,9 +361,7 @@ export function createOpenAiChatClient(opts: ProviderClientOptions): LlmClient {
       errors,
       accumulator,
       open: async (s) => {
-        trace("fetch");
         const res = await fetch(url, { method: "POST", headers, body, signal: s });
-        trace("headers");
         if (!res.ok) throw await responseError(res, errors, s);
         if (!res.body) throw new LlmError("stream", `${errors.label} answered without a body.`);
         return readUntil(res.body, () => accumulator.ended);
@@ -375,8 +372,7 @@ export function createOpenAiChatClient(opts: ProviderClientOptions): LlmClient {
   return {
     stream(request, signal) {
       let body: string | undefined; // serialised once for all attempts, lazily so a failure rejects the iteration
-      trace("stream()");
-      return withRetry(policy, signal, () => { body ??= requestBody(request); trace(`stringified ${body.length}`); return attempt(body, signal); }, opts.onRetry);
+      return withRetry(policy, signal, () => attempt((body ??= requestBody(request)), signal), opts.onRetry);
     },
   };
 }

@@ -39,7 +39,6 @@ export function runAcpAgent(
         services.load(),
       ]);
       trace("app loaded");
-      Reflect.set(globalThis, "__t", trace);
       const output = new WritableStream<Uint8Array>({ write: (chunk) => out(chunk) });
       const connection = createAgentApp({ services, caps: () => caps, afterResponse: afterFlush }).connect(ndJsonStream(output, appInput));
       // Whatever the client does next, the startup burst is over within a second.

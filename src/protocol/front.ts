@@ -134,7 +134,6 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
   // After an oversized line, skip to its end instead of buffering it.
   let discarding = false;
   for await (const chunk of input) {
-    trace("stdin read");
     buffer += decoder.decode(chunk, { stream: true });
     let nl: number;
     while ((nl = buffer.indexOf("\n")) >= 0) {

@@ -258,7 +258,6 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
       "session/prompt",
       mapErrors(async ({ params, client: ctx }) => {
         restoreJit();
-        trace("prompt in");
         const s = live(ctx, params.sessionId);
         const input = toUserInput(params.prompt);
         if (!input.text && (typeof input.content === "string" || input.content.length === 0)) return { stopReason: "end_turn" };

@@ -1,5 +1,3 @@
-import { trace } from "../util/trace.ts";
-
 /** The longest a frame waits for its batch: a busy turn must not hold text the editor could already show. */
 const MAX_HOLD_MS = 8;
 
@@ -19,9 +17,7 @@ export function batchedStdout(write: (bytes: Uint8Array) => void = (b) => void p
     if (pending.length === 0) return;
     const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending);
     pending = [];
-    const t = performance.now();
     write(bytes);
-    trace(`flush ${bytes.length} took ${(performance.now() - t).toFixed(2)}`);
   };
   /** End of the turn: what is pending goes out, then the work waiting for it runs. */
   const flush = () => {

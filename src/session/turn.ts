@@ -1,4 +1,3 @@
-import { trace } from "../util/trace.ts";
 import type { ChatMessage } from "../agent/messages.ts";
 import type { StopReason } from "../agent/stop-reason.ts";
 import { isAbortError } from "../agent/stop-reason.ts";
@@ -19,14 +18,12 @@ import type { LiveSession } from "./live-session.ts";
 /** Runs one prompt turn against the model. Never throws: failures end the turn with a message. */
 export async function runTurn(session: LiveSession, input: UserInput, signal: AbortSignal): Promise<StopReason> {
   const sink = session.ports.sink;
-  trace("runTurn");
   const resolved = session.resolveRuntime();
   if (!resolved.ok) {
     await sink.emit({ type: "message_chunk", messageId: crypto.randomUUID(), text: `⚠️ ${resolved.error}` });
     return "end_turn";
   }
   const runtime = resolved.runtime;
-  trace("resolved");
   // The user message is saved while the first request is in flight (a SQLite write is ~0.3 ms of the time to
   // first token), and in any case before anything after it is saved, before compression copies the history,
   // and before the turn ends.
@@ -42,17 +39,14 @@ export async function runTurn(session: LiveSession, input: UserInput, signal: Ab
       fallbackTargets(session, runtime),
       (to, error) => followFallback(session, to, error),
     );
-    trace("llm");
     if (signal.aborted) return "cancelled";
     const user: ChatMessage = { role: "user", content: input.content };
     session.history.push(user);
     unsavedUser = user;
     const registry = await session.tools();
     const { approver } = await session.workbench();
-    trace("tools+workbench");
     const systemPrompt = buildSystemPrompt({ cwd: session.cwd, model: runtime.model, tools: registry.list() });
     let overflowRetried = false;
-    trace("loop");
     const result = await runAgentLoop({
       llm,
       model: runtime.model,

@@ -145,6 +145,26 @@ describe("the agent turn", () => {
 });
 
 describe("cancellation and the queue", () => {
+  test("the prompt is stored while the model request is in flight, first, and also when the turn ends before any request", async () => {
+    const h = await start();
+    const { sessionId } = await session(h);
+    llm.enqueue(reply().text("partial").hang());
+    const pending = prompt(h, sessionId, "remember me");
+    await h.peer.waitFor((m) => ((m.params as Json | undefined)?.update as Json | undefined)?.sessionUpdate === "agent_message_chunk");
+    const rows = () => h.services.store().loadMessages(sessionId).map((m) => [m.message.role, m.message.content]);
+    expect(rows()).toEqual([["user", "remember me"]]);
+    h.peer.notify("session/cancel", { sessionId });
+    expect((await pending).result).toEqual({ stopReason: "cancelled" });
+    expect(rows()).toEqual([
+      ["user", "remember me"],
+      ["assistant", "partial"],
+    ]);
+    // A provider that refuses at once: no request ever streamed, the prompt is still kept, before the error reply.
+    llm.enqueue(reply().status(400));
+    expect((await prompt(h, sessionId, "and me")).result).toEqual({ stopReason: "end_turn" });
+    expect(rows().slice(2)).toEqual([["user", "and me"]]);
+  });
+
   test("cancel while streaming returns cancelled promptly, once; the next prompt works", async () => {
     const h = await start();
     const { sessionId } = await session(h);
