@@ -14,6 +14,7 @@ import { detectProvider } from "../llm/resolve.ts";
 import { log } from "../util/log.ts";
 import { trace } from "../util/trace.ts";
 import { restoreJit } from "../util/jit.ts";
+import { collectIfGrown } from "../util/memory.ts";
 import { SETUP_AUTH_METHOD_ID } from "./capabilities.ts";
 import type { ClientCaps } from "./initialize.ts";
 import { mapErrors } from "./errors.ts";
@@ -265,6 +266,7 @@ export function createAgentApp(options: ServerOptions): acp.AgentApp {
         const stopReason = command ? command.stopReason : await startTurn(s, input);
         // Every update of the turn goes out before its response (streamed text may still be buffered).
         await s.ports.sink.flush().catch(() => undefined);
+        afterResponse(collectIfGrown);
         return { stopReason };
       }),
     );
