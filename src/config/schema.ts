@@ -24,20 +24,31 @@ const str = z.string({ error: "text" });
 const scalarString = z.union([z.string(), z.number(), z.boolean()], { error: "text" }).transform(String);
 const stringList = z.array(scalarString, { error: "a list of text values" });
 const stringMap = z.record(z.string(), scalarString, { error: "a mapping of names to text values" });
+const bool = z.boolean({ error: "true or false" });
+const count = num.pipe(z.number().int().min(0, "0 or more"));
+
+// Schemas are immutable: one instance per kind of optional field, shared by every field of that kind. Building
+// them per field cost ~0.5 ms more on the session/new path (zod builds are slow in a cold process).
+const optStr = opt(str);
+const optPositiveInt = opt(positiveInt);
+const optNum = opt(num);
+const optStringList = opt(stringList);
+const optStringMap = opt(stringMap);
+const optBool = opt(bool);
 
 export const API_MODES = ["chat_completions", "anthropic_messages", "codex_responses", "codex_app_server", "bedrock_converse"] as const;
 
 export const modelMappingSchema = z.looseObject({
-  default: opt(str),
-  model: opt(str),
-  name: opt(str),
-  provider: opt(str),
-  base_url: opt(str),
-  api_key: opt(str),
+  default: optStr,
+  model: optStr,
+  name: optStr,
+  provider: optStr,
+  base_url: optStr,
+  api_key: optStr,
   /** Kept as text: Hermes knows more modes than we run; resolution reports unsupported ones. */
-  api_mode: opt(str),
-  context_length: opt(positiveInt),
-  max_tokens: opt(positiveInt),
+  api_mode: optStr,
+  context_length: optPositiveInt,
+  max_tokens: optPositiveInt,
 });
 
 export const modelSchema = z.union([z.string(), modelMappingSchema], {
@@ -45,22 +56,22 @@ export const modelSchema = z.union([z.string(), modelMappingSchema], {
 });
 
 export const providerEntrySchema = z.looseObject({
-  name: opt(str),
-  base_url: opt(str),
-  api_key: opt(str),
-  api_key_env: opt(str),
+  name: optStr,
+  base_url: optStr,
+  api_key: optStr,
+  api_key_env: optStr,
   /** Hermes' spelling of api_key_env. */
-  key_env: opt(str),
-  api_mode: opt(str),
+  key_env: optStr,
+  api_mode: optStr,
   /** Hermes allows a list of names or a mapping of name → per-model settings; both become names. */
   models: opt(
     z
       .union([stringList, z.record(z.string(), z.unknown())], { error: "a list of model names" })
       .transform((models) => (Array.isArray(models) ? models : Object.keys(models))),
   ),
-  default_model: opt(str),
-  model: opt(str),
-  context_length: opt(positiveInt),
+  default_model: optStr,
+  model: optStr,
+  context_length: optPositiveInt,
 });
 export type ProviderEntry = z.infer<typeof providerEntrySchema>;
 
@@ -76,7 +87,7 @@ const providersSchema = z
   );
 
 const fallbackSchema = z.array(
-  z.union([z.string(), z.looseObject({ provider: opt(str), model: opt(str) })], {
+  z.union([z.string(), z.looseObject({ provider: optStr, model: optStr })], {
     error: "a provider name or a mapping with provider and model",
   }),
   { error: "a list" },
@@ -89,23 +100,23 @@ const approvalsSchema = z.looseObject({
 });
 
 const mcpServerSchema = z.looseObject({
-  command: opt(str),
-  args: opt(stringList),
-  env: opt(stringMap),
-  url: opt(str),
-  headers: opt(stringMap),
-  enabled: opt(z.boolean({ error: "true or false" })),
-  timeout: opt(num),
-  connect_timeout: opt(num),
+  command: optStr,
+  args: optStringList,
+  env: optStringMap,
+  url: optStr,
+  headers: optStringMap,
+  enabled: optBool,
+  timeout: optNum,
+  connect_timeout: optNum,
 });
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 
 const compressionSchema = z.looseObject({
-  enabled: z.preprocess(nullToUndefined, z.boolean({ error: "true or false" }).default(true)),
+  enabled: z.preprocess(nullToUndefined, bool.default(true)),
   threshold: z.preprocess(nullToUndefined, ratio.default(0.5)),
   target_ratio: z.preprocess(nullToUndefined, ratio.default(0.2)),
-  protect_first_n: z.preprocess(nullToUndefined, num.pipe(z.number().int().min(0, "0 or more")).default(3)),
-  protect_last_n: z.preprocess(nullToUndefined, num.pipe(z.number().int().min(0, "0 or more")).default(20)),
+  protect_first_n: z.preprocess(nullToUndefined, count.default(3)),
+  protect_last_n: z.preprocess(nullToUndefined, count.default(20)),
 });
 
 const agentSchema = z.looseObject({
@@ -115,9 +126,9 @@ const agentSchema = z.looseObject({
 /** hermes-acp's own section; Hermes ignores it. */
 const acpSchema = z.looseObject({
   /** Default edit-approval mode for new sessions (default / accept_edits / dont_ask). */
-  default_mode: opt(str),
+  default_mode: optStr,
   /** Skip connecting the MCP servers configured in config.yaml. */
-  skip_configured_mcp: opt(z.boolean({ error: "true or false" })),
+  skip_configured_mcp: optBool,
 });
 
 /** Hermes accepts `max_turns` at the top level too; fold it into `agent` before validation. */
