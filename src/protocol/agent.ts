@@ -1,3 +1,4 @@
+import type * as acp from "@agentclientprotocol/sdk";
 import type { Services } from "../app/services.ts";
 import { log } from "../util/log.ts";
 import { trace } from "../util/trace.ts";
@@ -25,7 +26,7 @@ export function runAcpAgent(
       client = `${clientName(params)} (protocol v${String(params.protocolVersion)})`;
       return initializeResponse(await services.detectProviderEarly());
     },
-    async connect(appInput, out) {
+    async connect(messages, out) {
       // Yield once so the initialize answer (queued in the same turn) reaches stdout before loading starts.
       await new Promise((resolve) => setImmediate(resolve));
       log.info(`Initialize from ${client}`);
@@ -33,14 +34,15 @@ export function runAcpAgent(
       // costs more than it saves, and it ran on the session/new critical path.
       const { z } = await import("zod");
       z.config({ jitless: true });
-      const [{ ndJsonStream }, { createAgentApp }] = await Promise.all([
-        import("@agentclientprotocol/sdk"),
-        import("./server.ts"),
-        services.load(),
-      ]);
+      const [{ createAgentApp }] = await Promise.all([import("./server.ts"), services.load()]);
       trace("app loaded");
-      const output = new WritableStream<Uint8Array>({ write: (chunk) => out(chunk) });
-      const connection = createAgentApp({ services, caps: () => caps, afterResponse: afterFlush }).connect(ndJsonStream(output, appInput));
+      // The SDK reads and writes message objects: the front parsed each line once; here each answer is one line.
+      const encoder = new TextEncoder();
+      const stream: acp.Stream = {
+        readable: messages as acp.Stream["readable"],
+        writable: new WritableStream({ write: (message) => out(encoder.encode(`${JSON.stringify(message)}\n`)) }),
+      };
+      const connection = createAgentApp({ services, caps: () => caps, afterResponse: afterFlush }).connect(stream);
       // Whatever the client does next, the startup burst is over within a second.
       setTimeout(restoreJit, 1000).unref();
       // Editors usually pause between initialize and session/new: use it to parse config.yaml and open

@@ -1,6 +1,6 @@
 // The first thing on the wire. It answers `initialize` by hand — before the ACP SDK, SQLite or config
-// are loaded — so the editor sees the agent in about the time a bare Bun program takes. Everything
-// after `initialize` is passed through to the SDK app, which is loaded once, on demand.
+// are loaded — so the editor sees the agent in about the time a bare Bun program takes. Every message
+// after `initialize` is parsed here, once, and handed to the SDK app (loaded once, on demand) as an object.
 
 import type { InitializeRequestParams } from "./initialize.ts";
 import { trace } from "../util/trace.ts";
@@ -8,8 +8,8 @@ import { trace } from "../util/trace.ts";
 export type FrontHandlers = {
   /** Builds the initialize result. Must be cheap: it runs before anything heavy is loaded. */
   initialize(params: InitializeRequestParams): unknown | Promise<unknown>;
-  /** Loads the SDK app and connects it to the byte stream of every message after `initialize`. */
-  connect(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void): Promise<{ closed: Promise<void> }>;
+  /** Loads the SDK app and connects it to every message after `initialize`: parsed, and each one an object. */
+  connect(messages: ReadableStream<Record<string, unknown>>, write: (bytes: Uint8Array) => void): Promise<{ closed: Promise<void> }>;
 };
 
 const encoder = new TextEncoder();
@@ -21,6 +21,8 @@ type Frame = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unkno
 function errorLine(id: unknown, code: number, message: string): Uint8Array {
   return encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } })}\n`);
 }
+
+const isRecord = (v: unknown): v is Frame => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const isValidId = (id: unknown): boolean => id === null || typeof id === "string" || (typeof id === "number" && Number.isFinite(id));
 
@@ -60,8 +62,8 @@ function parse(line: string): { ok: true; frame: Frame } | { ok: false; batch: b
 export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes: Uint8Array) => void, handlers: FrontHandlers): Promise<void> {
   let initialized = false;
   let app: Promise<{ closed: Promise<void> }> | undefined;
-  let toApp: ReadableStreamDefaultController<Uint8Array> | undefined;
-  const appInput = new ReadableStream<Uint8Array>({
+  let toApp: ReadableStreamDefaultController<Record<string, unknown>> | undefined;
+  const appInput = new ReadableStream<Record<string, unknown>>({
     start(controller) {
       toApp = controller;
     },
@@ -90,7 +92,9 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     app ??= handlers.connect(appInput, write);
   };
 
-  const handleLine = async (line: string): Promise<void> => {
+  const handleLine = async (raw: string): Promise<void> => {
+    // A byte-order mark before a line is dropped, as a TextDecoder reading that line alone would.
+    const line = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (!line.trim()) return;
     if (!initialized) {
       const p = parse(line);
@@ -109,17 +113,29 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
       }
       return;
     }
-    // Only lines that mention initialize are parsed here; the SDK parses everything else once.
-    if (line.includes('"initialize"')) {
-      const p = parse(line);
-      if (p.ok && p.frame.method === "initialize") return answerInitialize(p.frame);
-    }
     if (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) >= MAX_LINE_BYTES) {
       write(errorLine(null, -32600, "Invalid request: message too large"));
       return;
     }
+    let message: unknown;
     try {
-      toApp?.enqueue(encoder.encode(`${line}\n`));
+      message = JSON.parse(line);
+    } catch {
+      write(errorLine(null, -32700, "Parse error"));
+      return;
+    }
+    // What the SDK's own line reader answered: batches and scalars are invalid requests; objects go on.
+    if (Array.isArray(message)) {
+      write(errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported"));
+      return;
+    }
+    if (!isRecord(message)) {
+      write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request", data: message } })}\n`));
+      return;
+    }
+    if (message.method === "initialize") return answerInitialize(message);
+    try {
+      toApp?.enqueue(message);
     } catch {
       // The app's stream is closed (shutting down): nothing left to answer with.
     }
