@@ -18,8 +18,8 @@ const MAX_LINE_BYTES = 32 * 1024 * 1024;
 
 type Frame = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 
-function errorLine(id: unknown, code: number, message: string): Uint8Array {
-  return encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message } })}\n`);
+function errorLine(id: unknown, code: number, message: string, data?: unknown): Uint8Array {
+  return encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message, data } })}\n`);
 }
 
 const isRecord = (v: unknown): v is Frame => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -43,15 +43,17 @@ function initializeParamsProblem(params: unknown): string | null {
   return null;
 }
 
-function parse(line: string): { ok: true; frame: Frame } | { ok: false; batch: boolean } {
+/** A line as JSON-RPC reads it: an object, or the error it is answered with (what the SDK's own reader answered). */
+function readLine(line: string): { frame: Frame } | { error: Uint8Array } {
+  let value: unknown;
   try {
-    const v: unknown = JSON.parse(line);
-    if (Array.isArray(v)) return { ok: false, batch: true };
-    if (v && typeof v === "object") return { ok: true, frame: v as Frame };
-    return { ok: false, batch: false };
+    value = JSON.parse(line);
   } catch {
-    return { ok: false, batch: false };
+    return { error: errorLine(null, -32700, "Parse error") };
   }
+  if (Array.isArray(value)) return { error: errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported") };
+  if (!isRecord(value)) return { error: errorLine(null, -32600, "Invalid request", value) };
+  return { frame: value };
 }
 
 /**
@@ -96,46 +98,31 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     // A byte-order mark before a line is dropped, as a TextDecoder reading that line alone would.
     const line = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (!line.trim()) return;
-    if (!initialized) {
-      const p = parse(line);
-      if (!p.ok) {
-        write(p.batch ? errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported") : errorLine(null, -32700, "Parse error"));
-        return;
-      }
-      const shape = frameProblem(p.frame);
-      if (shape) {
-        write(errorLine(isValidId(p.frame.id) ? p.frame.id : null, -32600, `Invalid request: ${shape}`));
-        return;
-      }
-      if (p.frame.method === "initialize") return answerInitialize(p.frame);
-      if (p.frame.id !== undefined) {
-        write(errorLine(p.frame.id, -32600, `Invalid request: ACP connection must be initialized before '${String(p.frame.method)}'`));
-      }
-      return;
-    }
     if (line.length * 3 > MAX_LINE_BYTES && Buffer.byteLength(line) >= MAX_LINE_BYTES) {
       write(errorLine(null, -32600, "Invalid request: message too large"));
       return;
     }
-    let message: unknown;
+    const read = readLine(line);
+    if ("error" in read) {
+      write(read.error);
+      return;
+    }
+    const { frame } = read;
+    if (!initialized) {
+      const shape = frameProblem(frame);
+      if (shape) {
+        write(errorLine(isValidId(frame.id) ? frame.id : null, -32600, `Invalid request: ${shape}`));
+        return;
+      }
+      if (frame.method === "initialize") return answerInitialize(frame);
+      if (frame.id !== undefined) {
+        write(errorLine(frame.id, -32600, `Invalid request: ACP connection must be initialized before '${String(frame.method)}'`));
+      }
+      return;
+    }
+    if (frame.method === "initialize") return answerInitialize(frame);
     try {
-      message = JSON.parse(line);
-    } catch {
-      write(errorLine(null, -32700, "Parse error"));
-      return;
-    }
-    // What the SDK's own line reader answered: batches and scalars are invalid requests; objects go on.
-    if (Array.isArray(message)) {
-      write(errorLine(null, -32600, "Invalid request: JSON-RPC batches are not supported"));
-      return;
-    }
-    if (!isRecord(message)) {
-      write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request", data: message } })}\n`));
-      return;
-    }
-    if (message.method === "initialize") return answerInitialize(message);
-    try {
-      toApp?.enqueue(message);
+      toApp?.enqueue(frame);
     } catch {
       // The app's stream is closed (shutting down): nothing left to answer with.
     }
