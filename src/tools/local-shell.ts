@@ -26,12 +26,9 @@ export function shellArgv(command: string): string[] {
 }
 
 /**
- * Environment for commands: the agent's own plus `extra`. Pagers are forced to `cat` because there is
- * no terminal to page on (a `git log` would otherwise wait forever on `less`).
- */
-/**
- * The environment for commands the model runs: the agent's own, minus the provider credentials
- * (a model running `env` must not put the user's API key into its context, history and state.db).
+ * The environment for commands the model runs: the agent's own plus `extra`, minus the provider credentials
+ * (a model running `env` must not put the user's API key into its context, history and state.db). Pagers are
+ * forced to `cat` because there is no terminal to page on (a `git log` would otherwise wait forever on `less`).
  */
 export function shellEnv(extra?: Record<string, string>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env, PAGER: "cat", GIT_PAGER: "cat", ...extra };
@@ -144,10 +141,16 @@ export const localShell: Shell = {
     const buffer = new HeadTailBuffer(options.outputLimit);
     const stopReading = Promise.withResolvers<void>();
     let collecting = true;
-    const collect = (c: Uint8Array) => {
-      if (collecting) buffer.push(c);
+    const collector = (live: TextDecoder) => (c: Uint8Array) => {
+      if (!collecting) return;
+      buffer.push(c);
+      try {
+        options.onOutput?.(live.decode(c, { stream: true }));
+      } catch {
+        // A display hook must not stop the output being collected.
+      }
     };
-    const drained = Promise.all([proc.stdout, proc.stderr].map((s) => pumpStream(s, collect, stopReading.promise)));
+    const drained = Promise.all([proc.stdout, proc.stderr].map((s) => pumpStream(s, collector(new TextDecoder()), stopReading.promise)));
 
     let timedOut = false;
     let killTimer: ReturnType<typeof setTimeout> | undefined;

@@ -8,6 +8,10 @@ import description from "./terminal.md" with { type: "text" };
 export const DEFAULT_TIMEOUT_S = 180;
 export const MAX_TIMEOUT_S = 3600;
 const OUTPUT_LIMIT = 50_000;
+/** While a command runs without an editor terminal, its card shows the last LIVE_TAIL characters of output… */
+const LIVE_TAIL = 4_000;
+/** …refreshed at most this often. */
+const LIVE_INTERVAL_MS = 500;
 
 const terminalParams = z.object({
   command: z.string().min(1).describe("The shell command to run."),
@@ -56,6 +60,31 @@ function foregroundResult(r: CommandResult, timeoutMs: number, signal: AbortSign
   return json(out, exitCode !== 0);
 }
 
+/**
+ * Streams a running command's output into its card (editors without a terminal of their own would otherwise
+ * show nothing until it ends): the tail of the output, throttled. `stop` before the result is reported.
+ */
+function liveOutput(ctx: ToolContext, command: string): { onOutput: (text: string) => void; stop: () => void } {
+  let tail = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastSent = 0;
+  const send = () => {
+    timer = undefined;
+    lastSent = performance.now();
+    void ctx.progress({ content: [{ type: "text", text: `$ ${command}\n\n\`\`\`\n${tail}\n\`\`\`` }] }).catch(() => {});
+  };
+  return {
+    onOutput(text) {
+      tail = (tail + text).slice(-LIVE_TAIL);
+      timer ??= setTimeout(send, Math.max(0, LIVE_INTERVAL_MS - (performance.now() - lastSent)));
+    },
+    stop() {
+      clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
 /** Builds the terminal tool; the registry is injectable so tests get their own. */
 export function createTerminalTool(registry: ProcessRegistry = processRegistry) {
   return defineTool<TerminalParams>({
@@ -88,6 +117,7 @@ export function createTerminalTool(registry: ProcessRegistry = processRegistry) 
       }
 
       const timeoutMs = timeoutMsOf(args.timeout);
+      const live = liveOutput(ctx, command);
       let result: CommandResult;
       try {
         result = await ctx.shell.run(command, {
@@ -98,10 +128,13 @@ export function createTerminalTool(registry: ProcessRegistry = processRegistry) 
           onStart: ({ terminalId }) => {
             if (terminalId) void ctx.progress({ content: [{ type: "terminal", terminalId }] }).catch(() => {});
           },
+          onOutput: live.onOutput,
         });
       } catch (e) {
         if (ctx.signal.aborted) throw e;
         return json({ output: "", exit_code: -1, error: `Could not run the command: ${e instanceof Error ? e.message : String(e)}` }, true);
+      } finally {
+        live.stop();
       }
       return foregroundResult(result, timeoutMs, ctx.signal);
     },

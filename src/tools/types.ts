@@ -44,6 +44,8 @@ export type RunOptions = {
   env?: Record<string, string>;
   /** Called once the command started, e.g. with a client terminal id to embed in the card. */
   onStart?: (info: { terminalId?: string; pid?: number }) => void;
+  /** Output as it arrives (local processes only: an editor's terminal shows its own). */
+  onOutput?: (text: string) => void;
 };
 
 /** Runs shell commands: in the editor's terminal when it offers one, else as a local process group. */

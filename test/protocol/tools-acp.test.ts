@@ -78,6 +78,21 @@ describe("tools through ACP", () => {
     expect(String(toolMsg.content)).toContain(cwd);
   });
 
+  test("without an editor terminal, a running command's output reaches its card while it runs", async () => {
+    const { h, sessionId } = await start({}, { HERMES_YOLO_MODE: "1" });
+    suite.llm.enqueue(reply().toolCall({ id: "live1", name: "terminal", args: { command: "echo tick-1; sleep 1.2; echo tick-2" } }), reply().text("ran"));
+    await run(h, sessionId);
+    const cards = toolUpdates(h, sessionId).filter((u) => u.toolCallId === "live1");
+    const doneAt = cards.findIndex((u) => u.status === "completed");
+    const live = cards.slice(0, doneAt).filter((u) => u.sessionUpdate === "tool_call_update" && u.content !== undefined);
+    // The first line is shown while the command still sleeps; the second only arrives with the result.
+    expect(live.length).toBeGreaterThan(0);
+    const shown = ((live[0]!.content as Json[])[0]!.content as Json).text as string;
+    expect(shown).toBe("$ echo tick-1; sleep 1.2; echo tick-2\n\n```\ntick-1\n\n```");
+    expect(JSON.stringify(cards[doneAt]!.content)).toContain("tick-2");
+    expect(cards.slice(doneAt + 1)).toEqual([]);
+  });
+
   test("todo updates the plan; search_files, patch and read cards carry kinds, titles and locations", async () => {
     const { h, cwd, sessionId } = await start({}, { HERMES_YOLO_MODE: "1" });
     writeFileSync(join(cwd, "app.py"), "def main():\n    return 1\n");

@@ -36,6 +36,22 @@ describe("localShell", () => {
     expect(r.truncated).toBe(false);
   });
 
+  test("hands output over as it arrives, before the command ends; a throwing hook changes nothing", async () => {
+    const seen: { text: string; at: number }[] = [];
+    const started = performance.now();
+    const r = await localShell.run("echo first; sleep 0.4; echo second", opts(tempDir(), { onOutput: (text) => seen.push({ text, at: performance.now() - started }) }));
+    const ended = performance.now() - started;
+    expect(seen.map((s) => s.text).join("")).toBe(r.output);
+    expect(r.output).toBe("first\nsecond\n");
+    expect(seen[0]!.text).toBe("first\n");
+    expect(seen[0]!.at).toBeLessThan(ended - 300);
+    const broken = () => {
+      throw new Error("display broke");
+    };
+    const quiet = await localShell.run("echo kept", opts(tempDir(), { onOutput: broken }));
+    expect(quiet.output).toBe("kept\n");
+  });
+
   test("runs in the given cwd with extra env and stdin closed", async () => {
     const dir = tempDir();
     let started: number | undefined;
