@@ -39,7 +39,9 @@ export type AgentEvent =
   | { type: "notice"; severity: "info" | "warning" | "error"; title: string; description?: string }
   | { type: "session_info"; title?: string | null; updatedAt: string; meta?: Record<string, unknown> }
   | { type: "compaction"; compactionId: string; status: "in_progress" | "completed" | "failed" | "cancelled"; error?: string }
-  | { type: "compaction_summary_chunk"; compactionId: string; text: string };
+  | { type: "compaction_summary_chunk"; compactionId: string; text: string }
+  /** Nothing to show: the turn is still running (session/keepalive.ts). */
+  | { type: "keepalive" };
 
 /**
  * Where events go, in order. Streamed text may be merged and sent a little later; `flush` resolves

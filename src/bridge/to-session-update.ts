@@ -41,6 +41,8 @@ export function toSessionUpdate(event: AgentEvent, gates: UpdateGates): acp.Sess
         content: { type: "text", text: event.text },
         ...(event.meta ? { _meta: event.meta } : {}),
       };
+    case "keepalive":
+      return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" } };
     case "thought_chunk":
       return { sessionUpdate: "agent_thought_chunk", messageId: event.messageId, content: { type: "text", text: event.text } };
     case "tool_start":

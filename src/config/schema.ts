@@ -129,6 +129,11 @@ const acpSchema = z.looseObject({
   default_mode: optStr,
   /** Skip connecting the MCP servers configured in config.yaml. */
   skip_configured_mcp: optBool,
+  /** Hermes' turn keepalive: seconds of silence before an empty chunk (0 = off), and when to give up. */
+  turn_keepalive_interval_seconds: optNum,
+  turn_keepalive_max_silent_seconds: optNum,
+  /** The older Hermes name of turn_keepalive_interval_seconds. */
+  keepalive_interval_s: optNum,
 });
 
 /** Hermes accepts `max_turns` at the top level too; fold it into `agent` before validation. */

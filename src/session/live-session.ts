@@ -17,6 +17,7 @@ import { catalogContextLength } from "./model-choices.ts";
 import { sessionProvenance } from "./provenance.ts";
 import { TurnQueue } from "./turn-queue.ts";
 import { SessionMcp } from "./session-mcp.ts";
+import { keepAlive, keepaliveSettings, TrackedSink } from "./keepalive.ts";
 
 const DEFAULT_CONTEXT = 128_000;
 
@@ -41,19 +42,22 @@ export class LiveSession {
   private cost = 0;
   private readonly toolCallIds = new Set<string>();
 
+  readonly ports: ClientPorts & { sink: TrackedSink };
+
   constructor(
     readonly id: string,
     public settings: SessionSettings,
     readonly services: Services,
-    readonly ports: ClientPorts,
+    ports: ClientPorts,
     init: { hermesId: string; history: ChatMessage[]; title: string | null },
   ) {
+    this.ports = { ...ports, sink: new TrackedSink(ports.sink) };
     this.hermesId = init.hermesId;
     this.history = init.history;
     this.title = init.title;
     for (const m of init.history) if (m.role === "assistant") for (const c of m.tool_calls ?? []) this.toolCallIds.add(c.id);
     this.queue = new TurnQueue(() => new DomainError("SESSION_NOT_FOUND", `Session not found or closed: ${id}`, { sessionId: id }));
-    this.mcp = new SessionMcp(id, services, ports.sink);
+    this.mcp = new SessionMcp(id, services, this.ports.sink);
   }
 
   get cwd(): string {
@@ -62,7 +66,15 @@ export class LiveSession {
 
   /** Prompts wait their turn; each gets its own stop reason, in order. A closed session takes none. */
   enqueue(run: (signal: AbortSignal) => Promise<StopReason>): Promise<StopReason> {
-    return this.queue.enqueue(run);
+    return this.queue.enqueue(async (signal) => {
+      const cfg = this.services.config();
+      const stop = keepAlive(this.ports.sink, keepaliveSettings(cfg.ok ? cfg.config : undefined));
+      try {
+        return await run(signal);
+      } finally {
+        stop();
+      }
+    });
   }
 
   /** Ends the running turn, everything queued behind it and the prompts parked with /queue. */

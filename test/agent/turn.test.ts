@@ -165,6 +165,50 @@ describe("cancellation and the queue", () => {
     expect(rows().slice(2)).toEqual([["user", "and me"]]);
   });
 
+  test("a silent turn sends keepalives (empty message chunks) until it ends, and gives up after the max silence", async () => {
+    const keepalive = (h: Harness, sessionId: string) =>
+      h.peer.updates(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk" && (u.content as Json).text === "");
+    const h = await startHarness({
+      config: fakeProviderConfig(llm.url, "acp:\n  turn_keepalive_interval_seconds: 0.1\n  turn_keepalive_max_silent_seconds: 0.45\n"),
+    });
+    harnesses.push(h);
+    await h.peer.call("initialize", { ...INIT, clientCapabilities: {} });
+    const { sessionId } = await session(h);
+    llm.enqueue(reply().text("thinking hard").hang());
+    const pending = prompt(h, sessionId, "slow one");
+    await Bun.sleep(350);
+    const beats = keepalive(h, sessionId);
+    expect(beats.length).toBeGreaterThanOrEqual(2);
+    expect(beats[0]).toEqual({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" } });
+    // Past the max silence: no more of them, though the turn still runs.
+    await Bun.sleep(400);
+    const atGiveUp = keepalive(h, sessionId).length;
+    expect(atGiveUp).toBeLessThanOrEqual(5);
+    await Bun.sleep(250);
+    expect(keepalive(h, sessionId)).toHaveLength(atGiveUp);
+    h.peer.notify("session/cancel", { sessionId });
+    expect((await pending).result).toEqual({ stopReason: "cancelled" });
+    // A quiet session between turns sends nothing.
+    const afterTurn = keepalive(h, sessionId).length;
+    await Bun.sleep(300);
+    expect(keepalive(h, sessionId)).toHaveLength(afterTurn);
+    // Keepalives are not history: the stored reply is the real text only.
+    expect(h.services.store().loadMessages(sessionId).map((m) => m.message.content)).toEqual(["slow one", "thinking hard"]);
+  });
+
+  test("keepalive 0 turns it off", async () => {
+    const h = await startHarness({ config: fakeProviderConfig(llm.url, "acp:\n  turn_keepalive_interval_seconds: 0\n") });
+    harnesses.push(h);
+    await h.peer.call("initialize", { ...INIT, clientCapabilities: {} });
+    const { sessionId } = await session(h);
+    llm.enqueue(reply().text("x").hang());
+    const pending = prompt(h, sessionId, "quiet");
+    await Bun.sleep(300);
+    h.peer.notify("session/cancel", { sessionId });
+    await pending;
+    expect(h.peer.updates(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk" && (u.content as Json).text === "")).toEqual([]);
+  });
+
   test("cancel while streaming returns cancelled promptly, once; the next prompt works", async () => {
     const h = await start();
     const { sessionId } = await session(h);
