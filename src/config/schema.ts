@@ -117,7 +117,14 @@ const compressionSchema = z.looseObject({
   target_ratio: z.preprocess(nullToUndefined, ratio.default(0.2)),
   protect_first_n: z.preprocess(nullToUndefined, count.default(3)),
   protect_last_n: z.preprocess(nullToUndefined, count.default(20)),
+  /** Hermes' older names for auxiliary.compression's model and provider. */
+  summary_model: optStr,
+  summary_provider: optStr,
 });
+
+/** A side task's own model (Hermes' `auxiliary:`); only `compression` is used here. */
+const auxiliaryTaskSchema = z.looseObject({ provider: optStr, model: optStr });
+const auxiliarySchema = z.looseObject({ compression: opt(auxiliaryTaskSchema) });
 
 const agentSchema = z.looseObject({
   max_turns: z.preprocess(nullToUndefined, positiveInt.default(90)),
@@ -161,6 +168,7 @@ export const configSchema = z.preprocess(
         z.record(z.string(), z.preprocess((v) => v ?? {}, mcpServerSchema), { error: "a mapping of server names to settings" }).default({}),
       ),
       compression: z.preprocess(nullToUndefined, compressionSchema.prefault({})),
+      auxiliary: opt(auxiliarySchema),
       agent: z.preprocess(nullToUndefined, agentSchema.prefault({})),
       acp: z.preprocess(nullToUndefined, acpSchema.prefault({})),
     }, { error: "a mapping of settings (key: value lines)" })

@@ -9,6 +9,7 @@ import { newHermesSessionId } from "./store.ts";
 import { settingsToModelConfig } from "./settings.ts";
 import { isCompactionSummary } from "./replay.ts";
 import { DISPLAY_FROM_KEY } from "./lineage-keys.ts";
+import { summariserFor } from "./summariser.ts";
 
 export type CompactionOutcome =
   | { ok: true; before: { messages: number; tokens: number }; after: { messages: number; tokens: number } }
@@ -37,10 +38,11 @@ export async function compactSession(
   const compactionId = crypto.randomUUID();
   await sink.emit({ type: "compaction", compactionId, status: "in_progress" });
   const { settings } = sessionCompressionSettings(session, input.runtime);
+  const summariser = await summariserFor(session, input.runtime, input.llm);
   const result = await compressHistory({
     history: session.history,
-    llm: input.llm,
-    model: input.runtime.model,
+    llm: summariser.llm,
+    model: summariser.model,
     settings,
     signal: input.signal,
     todos: todoStoreOf(session.toolState).read(),

@@ -108,6 +108,33 @@ describe("context compression with session provenance", () => {
     expect(h.services.store().lineage(sessionId)).toHaveLength(2);
   });
 
+  test("auxiliary.compression names the summary model; one that cannot be resolved leaves it to the session's model", async () => {
+    const llm = suite.llm;
+    const base = config(llm.url).replace("4000", "100000");
+    const compressOnce = async (configText: string) => {
+      const h = suite.track(await startHarness({ config: configText }));
+      await h.peer.call("initialize", INIT);
+      const { sessionId } = (await h.peer.call("session/new", { cwd: tempDir(), mcpServers: [] })) as { sessionId: string };
+      for (let i = 0; i < 4; i++) {
+        llm.enqueue(reply().text(`answer ${i}`));
+        await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: `question ${i}` }] });
+      }
+      llm.enqueue(reply().text("the summary"));
+      await h.peer.call("session/prompt", { sessionId, prompt: [{ type: "text", text: "/compress" }] });
+      expect(h.services.store().lineage(sessionId)).toHaveLength(2);
+      return llm.requests.at(-1)!.model;
+    };
+    expect(await compressOnce(`${base}auxiliary:\n  compression:\n    provider: auto\n    model: cheap-summariser\n`)).toBe("cheap-summariser");
+    expect(await compressOnce(`${base}auxiliary:\n  compression:\n    provider: custom\n    model: other-summariser\n`)).toBe("other-summariser");
+    // Another endpoint (a named provider): its own client.
+    expect(await compressOnce(`${base}providers:\n  cheap:\n    base_url: ${llm.url}\n    api_key: sk-cheap\nauxiliary:\n  compression:\n    provider: cheap\n    model: named-summariser\n`)).toBe("named-summariser");
+    expect(llm.requests.at(-1)!.headers.authorization).toBe("Bearer sk-cheap");
+    // Hermes' older spelling, inside `compression:`.
+    expect(await compressOnce(base.replace("compression:\n", "compression:\n  summary_model: legacy-summariser\n"))).toBe("legacy-summariser");
+    // A provider without a key: the session's own model writes the summary.
+    expect(await compressOnce(`${base}auxiliary:\n  compression:\n    provider: openrouter\n    model: google/flash\n`)).toBe("fake-model");
+  });
+
   test("a provider context-length error compresses the context and retries the request once", async () => {
     const { llm, h, sessionId } = await sessionWithFourTurns();
     llm.enqueue(
