@@ -26,7 +26,7 @@ export function runAcpAgent(
       client = `${clientName(params)} (protocol v${String(params.protocolVersion)})`;
       return initializeResponse(await services.detectProviderEarly());
     },
-    async connect(messages, out) {
+    async connect(messages, send) {
       // Yield once so the initialize answer (queued in the same turn) reaches stdout before loading starts.
       await new Promise((resolve) => setImmediate(resolve));
       log.info(`Initialize from ${client}`);
@@ -36,12 +36,8 @@ export function runAcpAgent(
       z.config({ jitless: true });
       const [{ createAgentApp }] = await Promise.all([import("./server.ts"), services.load()]);
       trace("app loaded");
-      // The SDK reads and writes message objects: the front parsed each line once; here each answer is one line.
-      const encoder = new TextEncoder();
-      const stream: acp.Stream = {
-        readable: messages as acp.Stream["readable"],
-        writable: new WritableStream({ write: (message) => out(encoder.encode(`${JSON.stringify(message)}\n`)) }),
-      };
+      // The SDK reads and writes message objects; the front turns lines into objects and back.
+      const stream: acp.Stream = { readable: messages as acp.Stream["readable"], writable: new WritableStream({ write: send }) };
       const connection = createAgentApp({ services, caps: () => caps, afterResponse: afterFlush }).connect(stream);
       // Whatever the client does next, the startup burst is over within a second.
       setTimeout(restoreJit, 1000).unref();

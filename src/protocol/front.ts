@@ -1,6 +1,7 @@
 // The first thing on the wire. It answers `initialize` by hand — before the ACP SDK, SQLite or config
 // are loaded — so the editor sees the agent in about the time a bare Bun program takes. Every message
-// after `initialize` is parsed here, once, and handed to the SDK app (loaded once, on demand) as an object.
+// after `initialize` is parsed here, once, and handed to the SDK app (loaded once, on demand) as an object;
+// what the app sends comes back through here as objects too, one line each.
 
 import type { InitializeRequestParams } from "./initialize.ts";
 import { trace } from "../util/trace.ts";
@@ -8,13 +9,18 @@ import { trace } from "../util/trace.ts";
 export type FrontHandlers = {
   /** Builds the initialize result. Must be cheap: it runs before anything heavy is loaded. */
   initialize(params: InitializeRequestParams): unknown | Promise<unknown>;
-  /** Loads the SDK app and connects it to every message after `initialize`: parsed, and each one an object. */
-  connect(messages: ReadableStream<Record<string, unknown>>, write: (bytes: Uint8Array) => void): Promise<{ closed: Promise<void> }>;
+  /** Loads the SDK app and connects it to every message after `initialize` (parsed objects) and to `send`. */
+  connect(messages: ReadableStream<Record<string, unknown>>, send: (message: object) => void): Promise<{ closed: Promise<void> }>;
 };
 
 const encoder = new TextEncoder();
 /** The SDK's own limit (DEFAULT_MAX_MESSAGE_BYTES): it closes the stream on anything longer, so we refuse first. */
 const MAX_LINE_BYTES = 32 * 1024 * 1024;
+/**
+ * When stdin ends, requests already read get this long to be answered once the app is loaded (a script piping
+ * requests in and closing stdin still gets its answers); then the app is closed and whatever still runs is cancelled.
+ */
+const EOF_GRACE_MS = 50;
 
 type Frame = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 
@@ -71,6 +77,15 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     },
   });
 
+  // Requests handed to the app and not answered yet (by JSON id), and who waits for none to be left.
+  const unanswered = new Set<string>();
+  let allAnswered = Promise.withResolvers<void>();
+  const send = (message: object) => {
+    const m = message as Frame;
+    if (m.id !== undefined && m.method === undefined && unanswered.delete(JSON.stringify(m.id)) && unanswered.size === 0) allAnswered.resolve();
+    write(encoder.encode(`${JSON.stringify(message)}\n`));
+  };
+
   // Lines are handled strictly in order: a later line waits until the initialize answer is out.
   let queue: Promise<void> = Promise.resolve();
 
@@ -91,7 +106,7 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
     write(encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: frame.id, result })}\n`));
     trace("initialize answered");
     initialized = true;
-    app ??= handlers.connect(appInput, write);
+    app ??= handlers.connect(appInput, send);
   };
 
   const handleLine = async (raw: string): Promise<void> => {
@@ -121,6 +136,10 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
       return;
     }
     if (frame.method === "initialize") return answerInitialize(frame);
+    if (frame.id !== undefined && frame.method !== undefined) {
+      if (unanswered.size === 0) allAnswered = Promise.withResolvers<void>();
+      unanswered.add(JSON.stringify(frame.id));
+    }
     try {
       toApp?.enqueue(frame);
     } catch {
@@ -152,6 +171,10 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
   }
   if (!discarding) onLine(buffer);
   await queue;
+  if (unanswered.size > 0 && app) {
+    await app; // loaded: the grace is for answering, not for loading
+    await Promise.race([allAnswered.promise, Bun.sleep(EOF_GRACE_MS)]);
+  }
   toApp?.close();
   if (app) await (await app).closed;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeProviderConfig, INIT, tempDir, writeHome } from "../helpers/harness.ts";
 import { reply, startFakeLlm, type FakeLlmServer } from "../helpers/fake-llm-server.ts";
@@ -56,6 +56,23 @@ describe.each(commands)("%s", (_name, cmd) => {
     const stderr = await agent.stderr();
     expect(stderr).not.toContain("sk-or-secret-should-never-leak-123");
     expect(stderr).not.toContain("Background task failed");
+  });
+
+  test("requests piped in from a file are answered, and the agent exits at the end of it", async () => {
+    const home = join(tempDir(), "hermes");
+    writeHome(home, { config: fakeProviderConfig(llm.url) });
+    const lines = [
+      { jsonrpc: "2.0", id: 0, method: "initialize", params: INIT },
+      { jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: tempDir(), mcpServers: [] } },
+      { jsonrpc: "2.0", id: 2, method: "session/list", params: {} },
+    ];
+    const input = join(tempDir(), "requests.jsonl");
+    writeFileSync(input, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const proc = Bun.spawn(cmd, { env: isolatedEnv(home), cwd: root, stdin: Bun.file(input), stdout: "pipe", stderr: "pipe" });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    const answers = stdout.trim().split("\n").map((l) => JSON.parse(l) as Json).filter((m) => "id" in m && !("method" in m));
+    expect(answers.map((m) => [m.id, "result" in m])).toEqual([[0, true], [1, true], [2, true]]);
   });
 
   test("the registry's launch form `hermes-acp acp` serves ACP too; --help describes the flags", async () => {

@@ -3,7 +3,8 @@
 import { describe, expect, test } from "bun:test";
 import { runFront } from "../../src/protocol/front.ts";
 
-async function drive(lines: string[]) {
+/** Feeds `lines` and ends the input; the app answers each request after `answerAfterMs` (never when undefined). */
+async function drive(lines: string[], answerAfterMs?: number) {
   const written: unknown[] = [];
   const delivered: unknown[] = [];
   const encoder = new TextEncoder();
@@ -13,16 +14,20 @@ async function drive(lines: string[]) {
       controller.close();
     },
   });
+  const started = performance.now();
   await runFront(input, (bytes) => written.push(...new TextDecoder().decode(bytes).trim().split("\n").map((l) => JSON.parse(l))), {
     initialize: () => ({ protocolVersion: 1 }),
-    async connect(messages) {
+    async connect(messages, send) {
       const closed = (async () => {
-        for await (const m of messages) delivered.push(m);
+        for await (const m of messages) {
+          delivered.push(m);
+          if (answerAfterMs !== undefined && m.id !== undefined) setTimeout(() => send({ jsonrpc: "2.0", id: m.id, result: { echoed: m.method } }), answerAfterMs);
+        }
       })();
       return { closed };
     },
   });
-  return { written, delivered };
+  return { written, delivered, ms: performance.now() - started };
 }
 
 const init = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: 1 } });
@@ -47,6 +52,19 @@ describe("the front", () => {
       { jsonrpc: "2.0", id: 3, result: { protocolVersion: 1 } },
     ]);
     expect(delivered).toEqual([]);
+  });
+
+  test("when the input ends, requests already read are still answered, for a short while", async () => {
+    const request = (id: number, method: string) => JSON.stringify({ jsonrpc: "2.0", id, method, params: {} });
+    const quick = await drive([init(1), request(2, "session/new"), request(3, "session/list")], 10);
+    expect(quick.written.slice(1)).toEqual([
+      { jsonrpc: "2.0", id: 2, result: { echoed: "session/new" } },
+      { jsonrpc: "2.0", id: 3, result: { echoed: "session/list" } },
+    ]);
+    // An app that never answers does not hold the exit past the grace.
+    const stuck = await drive([init(1), request(2, "session/prompt")]);
+    expect(stuck.written).toHaveLength(1);
+    expect(stuck.ms).toBeLessThan(500);
   });
 
   test("before initialize, requests are refused by id and nothing reaches the app", async () => {
