@@ -2,14 +2,14 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { PermissionAsk, PermissionPort } from "../approvals/session-approver.ts";
 import { toToolCallContent } from "./to-session-update.ts";
+import { lazy } from "../util/lazy.ts";
 
 // The client's answer is untrusted input: validate it before acting on it.
-const Outcome = z.object({
-  outcome: z.union([
-    z.object({ outcome: z.literal("selected"), optionId: z.string() }),
-    z.object({ outcome: z.literal("cancelled") }),
-  ]),
-});
+const Outcome = lazy(() =>
+  z.object({
+    outcome: z.union([z.object({ outcome: z.literal("selected"), optionId: z.string() }), z.object({ outcome: z.literal("cancelled") })]),
+  }),
+);
 
 /** Asks the editor with `session/request_permission`; aborting the signal withdraws the request. */
 export function acpPermissionPort(client: acp.AgentContext, sessionId: string): PermissionPort {
@@ -32,7 +32,7 @@ export function acpPermissionPort(client: acp.AgentContext, sessionId: string): 
         },
         { cancellationSignal: signal },
       );
-      const parsed = Outcome.safeParse(response);
+      const parsed = Outcome().safeParse(response);
       if (!parsed.success) return { outcome: "selected", optionId: "__invalid_answer__" };
       return parsed.data.outcome;
     },

@@ -9,6 +9,7 @@ import type { ProviderEntry } from "../config/schema.ts";
 import { endpointKey, readModelsCache, writeModelsCache, type CachedModel, type ModelsCache } from "./models-cache.ts";
 import { findProvider, normaliseProviderId, providerLabel } from "./providers.ts";
 import { credentialProviders, detectProvider, resolveRuntime, type Runtime } from "./resolve.ts";
+import { lazy } from "../util/lazy.ts";
 
 export type CatalogModel = { provider: string; model: string; label?: string; contextLength?: number; reasoning?: boolean };
 export type CatalogGroup = { provider: string; label: string; models: CatalogModel[]; source: "live" | "cache" | "fallback" | "config" };
@@ -184,23 +185,24 @@ function clean(value: string | undefined): string | undefined {
 
 // ---- listing ------------------------------------------------------------------------------------------
 
-const optNumber = z.number().int().positive().optional().catch(undefined);
-const optString = z.string().optional().catch(undefined);
-
-const listSchema = z.looseObject({ data: z.array(z.unknown()) });
-const itemSchema = z.looseObject({
-  id: z.string().min(1),
-  name: optString,
-  display_name: optString,
-  // Servers spell the window differently: OpenRouter/Together, Groq, vLLM, LM Studio.
-  context_length: optNumber,
-  context_window: optNumber,
-  max_model_len: optNumber,
-  max_context_length: optNumber,
-  top_provider: z.looseObject({ context_length: optNumber }).optional().catch(undefined),
-  supported_parameters: z.array(z.string()).optional().catch(undefined),
-  created: z.number().optional().catch(undefined),
-  created_at: optString,
+const listSchema = lazy(() => z.looseObject({ data: z.array(z.unknown()) }));
+const itemSchema = lazy(() => {
+  const optNumber = z.number().int().positive().optional().catch(undefined);
+  const optString = z.string().optional().catch(undefined);
+  return z.looseObject({
+    id: z.string().min(1),
+    name: optString,
+    display_name: optString,
+    // Servers spell the window differently: OpenRouter/Together, Groq, vLLM, LM Studio.
+    context_length: optNumber,
+    context_window: optNumber,
+    max_model_len: optNumber,
+    max_context_length: optNumber,
+    top_provider: z.looseObject({ context_length: optNumber }).optional().catch(undefined),
+    supported_parameters: z.array(z.string()).optional().catch(undefined),
+    created: z.number().optional().catch(undefined),
+    created_at: optString,
+  });
 });
 
 /** Listed by OpenAI-compatible servers but useless for chat. */
@@ -229,7 +231,7 @@ async function listModels(runtime: Runtime, fetchImpl: FetchLike, signal: AbortS
       await res.body?.cancel().catch(() => undefined);
       return undefined;
     }
-    const list = listSchema.safeParse(await res.json());
+    const list = listSchema().safeParse(await res.json());
     return list.success ? toCachedModels(list.data.data, runtime.apiKey) : undefined;
   } catch {
     return undefined; // refused, timed out, aborted or not JSON: the caller falls back
@@ -239,7 +241,7 @@ async function listModels(runtime: Runtime, fetchImpl: FetchLike, signal: AbortS
 function toCachedModels(items: unknown[], key: string | null): CachedModel[] {
   const out: CachedModel[] = [];
   for (const raw of items) {
-    const item = itemSchema.safeParse(raw);
+    const item = itemSchema().safeParse(raw);
     if (!item.success) continue;
     const d = item.data;
     const model = d.id.replace(/^models\//, "").trim(); // Gemini's OpenAI layer prefixes ids with models/

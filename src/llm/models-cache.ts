@@ -5,30 +5,33 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { writeFileAtomically } from "../util/atomic-write.ts";
+import { lazy } from "../util/lazy.ts";
 
-const cachedModelSchema = z.object({
-  model: z.string().min(1),
-  label: z.string().optional(),
-  contextLength: z.number().int().positive().optional(),
-  reasoning: z.boolean().optional(),
-  /** Unix seconds, when the provider says; used to keep the newest when a long list is capped. */
-  created: z.number().optional(),
-});
-export type CachedModel = z.infer<typeof cachedModelSchema>;
-
-const cacheEntrySchema = z.object({
-  /** endpointKey(baseUrl, apiMode): a changed base_url must not reuse another server's list. */
-  endpoint: z.string(),
-  /** Epoch milliseconds of the successful fetch. */
-  fetchedAt: z.number(),
-  models: z.array(cachedModelSchema),
-});
-export type CacheEntry = z.infer<typeof cacheEntrySchema>;
+const cacheEntrySchema = lazy(() =>
+  z.object({
+    /** endpointKey(baseUrl, apiMode): a changed base_url must not reuse another server's list. */
+    endpoint: z.string(),
+    /** Epoch milliseconds of the successful fetch. */
+    fetchedAt: z.number(),
+    models: z.array(
+      z.object({
+        model: z.string().min(1),
+        label: z.string().optional(),
+        contextLength: z.number().int().positive().optional(),
+        reasoning: z.boolean().optional(),
+        /** Unix seconds, when the provider says; used to keep the newest when a long list is capped. */
+        created: z.number().optional(),
+      }),
+    ),
+  }),
+);
+export type CacheEntry = z.infer<ReturnType<typeof cacheEntrySchema>>;
+export type CachedModel = CacheEntry["models"][number];
 
 /** Provider id (`openrouter`, `custom:work`, …) → its last listing. */
 export type ModelsCache = Record<string, CacheEntry>;
 
-const fileSchema = z.object({ version: z.literal(1), providers: z.record(z.string(), z.unknown()) });
+const fileSchema = lazy(() => z.object({ version: z.literal(1), providers: z.record(z.string(), z.unknown()) }));
 
 const FILE_MODE = 0o600;
 
@@ -45,11 +48,11 @@ export function readModelsCache(path: string): ModelsCache {
   } catch {
     return {};
   }
-  const file = fileSchema.safeParse(raw);
+  const file = fileSchema().safeParse(raw);
   if (!file.success) return {};
   const out: ModelsCache = {};
   for (const [provider, value] of Object.entries(file.data.providers)) {
-    const entry = cacheEntrySchema.safeParse(value);
+    const entry = cacheEntrySchema().safeParse(value);
     if (entry.success) out[provider] = entry.data;
   }
   return out;

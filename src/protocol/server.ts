@@ -26,17 +26,26 @@ import { switchModel } from "../session/switch-model.ts";
 import { modelChoices, refreshModelChoices } from "../session/model-choices.ts";
 import { startTurn } from "../session/start-turn.ts";
 import { z } from "zod";
+import { lazy } from "../util/lazy.ts";
+
+/** A params parser whose zod schema is built on its first request, not at startup. */
+function lazyParser<T>(build: () => z.ZodType<T>) {
+  const schema = lazy(build);
+  return { parse: (params: unknown): T => schema().parse(params) };
+}
 
 // session/set_model left the protocol (spec 0.13.5); older clients still send it.
-const SetModelParams = z.object({ sessionId: z.string(), modelId: z.string().min(1) });
+const SetModelParams = lazyParser(() => z.object({ sessionId: z.string(), modelId: z.string().min(1) }));
 // session/fork is unstable in ACP v1: served through the stable SDK with our own parser, which keeps
 // the unstable schemas (a second, larger set of validators) out of startup.
-const ForkParams = z.object({
-  sessionId: z.string(),
-  cwd: z.string(),
-  mcpServers: z.array(z.unknown()).optional(),
-  additionalDirectories: z.array(z.string()).optional(),
-});
+const ForkParams = lazyParser(() =>
+  z.object({
+    sessionId: z.string(),
+    cwd: z.string(),
+    mcpServers: z.array(z.unknown()).optional(),
+    additionalDirectories: z.array(z.string()).optional(),
+  }),
+);
 
 export type ServerOptions = {
   services: Services;

@@ -1,6 +1,7 @@
 // ChatMessage <-> `messages` row, with Hermes' encodings (state-db-schema.md §4, §9.7).
 import { z } from "zod";
 import type { ChatMessage, ContentPart, MessageContent, ToolCall } from "../agent/messages.ts";
+import { lazy } from "../util/lazy.ts";
 
 /** Hermes' sentinel for structured (list/dict) content stored in a TEXT column. */
 export const JSON_CONTENT_PREFIX = "\u0000json:";
@@ -62,37 +63,42 @@ export function toolCallCountOf(message: ChatMessage): number {
   return message.role === "assistant" ? (message.tool_calls?.length ?? 0) : 0;
 }
 
-const nullableText = z.string().nullable().catch(null);
-
 /** A stored row as read back; each column degrades on its own rather than failing the row. */
-export const storedMessageRowSchema = z.object({
-  id: z.number(),
-  role: z.string(),
-  content: nullableText,
-  tool_call_id: nullableText,
-  tool_calls: nullableText,
-  tool_name: nullableText,
-  timestamp: z.number(),
-  finish_reason: nullableText,
-  reasoning: nullableText,
-  reasoning_content: nullableText,
+export const storedMessageRowSchema = lazy(() => {
+  const nullableText = z.string().nullable().catch(null);
+  return z.object({
+    id: z.number(),
+    role: z.string(),
+    content: nullableText,
+    tool_call_id: nullableText,
+    tool_calls: nullableText,
+    tool_name: nullableText,
+    timestamp: z.number(),
+    finish_reason: nullableText,
+    reasoning: nullableText,
+    reasoning_content: nullableText,
+  });
 });
-export type StoredMessageRow = z.infer<typeof storedMessageRowSchema>;
+export type StoredMessageRow = z.infer<ReturnType<typeof storedMessageRowSchema>>;
 
-const toolCallSchema = z.object({
-  id: z.string(),
-  type: z.literal("function").catch("function"),
-  function: z.object({
-    name: z.string(),
-    // Providers send a JSON string; an object (seen in hand-edited rows) is re-serialised.
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown()).transform((o) => JSON.stringify(o))]).catch("{}"),
+const toolCallSchema = lazy(() =>
+  z.object({
+    id: z.string(),
+    type: z.literal("function").catch("function"),
+    function: z.object({
+      name: z.string(),
+      // Providers send a JSON string; an object (seen in hand-edited rows) is re-serialised.
+      arguments: z.union([z.string(), z.record(z.string(), z.unknown()).transform((o) => JSON.stringify(o))]).catch("{}"),
+    }),
   }),
-});
+);
 
-const contentPartSchema = z.union([
-  z.object({ type: z.literal("text"), text: z.string() }),
-  z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) }),
-]);
+const contentPartSchema = lazy(() =>
+  z.union([
+    z.object({ type: z.literal("text"), text: z.string() }),
+    z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string() }) }),
+  ]),
+);
 
 /** Parses `tool_calls`; keeps every valid entry and drops the rest (never throws). */
 export function decodeToolCalls(stored: string | null): ToolCall[] {
@@ -106,7 +112,7 @@ export function decodeToolCalls(stored: string | null): ToolCall[] {
   if (!Array.isArray(parsed)) return [];
   const calls: ToolCall[] = [];
   for (const entry of parsed) {
-    const result = toolCallSchema.safeParse(entry);
+    const result = toolCallSchema().safeParse(entry);
     if (result.success) calls.push(result.data);
   }
   return calls;
@@ -119,7 +125,7 @@ function toMessageContent(value: unknown): MessageContent {
   if (Array.isArray(value)) {
     const parts: ContentPart[] = [];
     for (const entry of value) {
-      const result = contentPartSchema.safeParse(entry);
+      const result = contentPartSchema().safeParse(entry);
       if (result.success) parts.push(result.data);
     }
     return parts;

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Mode } from "../approvals/edit-policy.ts";
 import { isMode } from "./modes.ts";
+import { lazy } from "../util/lazy.ts";
 
 /** What a session remembers across restarts, kept in `sessions.model_config` (Hermes' keys plus ours). */
 export type SessionSettings = {
@@ -14,18 +15,20 @@ export type SessionSettings = {
   options: Record<string, string>;
 };
 
-const StoredSettings = z.looseObject({
-  cwd: z.string().optional(),
-  provider: z.string().optional(),
-  base_url: z.string().optional(),
-  api_mode: z.string().optional(),
-  model: z.string().optional(),
-  acp_mode: z.string().optional(),
-  acp_options: z.record(z.string(), z.string()).optional(),
-});
+const StoredSettings = lazy(() =>
+  z.looseObject({
+    cwd: z.string().optional(),
+    provider: z.string().optional(),
+    base_url: z.string().optional(),
+    api_mode: z.string().optional(),
+    model: z.string().optional(),
+    acp_mode: z.string().optional(),
+    acp_options: z.record(z.string(), z.string()).optional(),
+  }),
+);
 
 export function settingsFromModelConfig(modelConfig: Record<string, unknown>, model: string | null): SessionSettings {
-  const parsed = StoredSettings.safeParse(modelConfig);
+  const parsed = StoredSettings().safeParse(modelConfig);
   const s = parsed.success ? parsed.data : {};
   return {
     cwd: s.cwd ?? ".",

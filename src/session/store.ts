@@ -198,7 +198,7 @@ export class SessionStore {
       .all(sessionId);
     const out: StoredMessage[] = [];
     for (const raw of rows) {
-      const parsed = storedMessageRowSchema.safeParse(raw);
+      const parsed = storedMessageRowSchema().safeParse(raw);
       if (!parsed.success) continue;
       const message = fromMessageRow(parsed.data);
       if (message) out.push({ rowId: parsed.data.id, timestamp: parsed.data.timestamp, message });
