@@ -63,35 +63,43 @@ export function toolCallCountOf(message: ChatMessage): number {
   return message.role === "assistant" ? (message.tool_calls?.length ?? 0) : 0;
 }
 
-/** A stored row as read back; each column degrades on its own rather than failing the row. */
-export const storedMessageRowSchema = lazy(() => {
-  const nullableText = z.string().nullable().catch(null);
-  return z.object({
-    id: z.number(),
-    role: z.string(),
-    content: nullableText,
-    tool_call_id: nullableText,
-    tool_calls: nullableText,
-    tool_name: nullableText,
-    timestamp: z.number(),
-    finish_reason: nullableText,
-    reasoning: nullableText,
-    reasoning_content: nullableText,
-  });
-});
-export type StoredMessageRow = z.infer<ReturnType<typeof storedMessageRowSchema>>;
+/** A stored row as read back. */
+export type StoredMessageRow = {
+  id: number;
+  role: string;
+  timestamp: number;
+} & { [K in "content" | "tool_call_id" | "tool_calls" | "tool_name" | "finish_reason" | "reasoning" | "reasoning_content"]: string | null };
 
-const toolCallSchema = lazy(() =>
-  z.object({
-    id: z.string(),
-    type: z.literal("function").catch("function"),
-    function: z.object({
-      name: z.string(),
-      // Providers send a JSON string; an object (seen in hand-edited rows) is re-serialised.
-      arguments: z.union([z.string(), z.record(z.string(), z.unknown()).transform((o) => JSON.stringify(o))]).catch("{}"),
-    }),
-  }),
-);
+// Rows and their tool calls are read with plain checks, not zod: a session/load decodes thousands of them in a
+// cold process, where zod's parsers (interpreted until the JIT warms up) took ~50 of the replay's ~140 ms.
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const textOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** A `messages` row as SQLite returned it; each text column degrades to null on its own; no id, role or time, no row. */
+export function storedMessageRow(raw: unknown): StoredMessageRow | null {
+  if (!isRecord(raw) || typeof raw.id !== "number" || typeof raw.role !== "string" || typeof raw.timestamp !== "number") return null;
+  return {
+    id: raw.id,
+    role: raw.role,
+    timestamp: raw.timestamp,
+    content: textOrNull(raw.content),
+    tool_call_id: textOrNull(raw.tool_call_id),
+    tool_calls: textOrNull(raw.tool_calls),
+    tool_name: textOrNull(raw.tool_name),
+    finish_reason: textOrNull(raw.finish_reason),
+    reasoning: textOrNull(raw.reasoning),
+    reasoning_content: textOrNull(raw.reasoning_content),
+  };
+}
+
+/** One stored tool call; arguments as an object (seen in hand-edited rows) are re-serialised, anything else is `{}`. */
+function toolCallOf(entry: unknown): ToolCall | null {
+  if (!isRecord(entry) || typeof entry.id !== "string" || !isRecord(entry.function) || typeof entry.function.name !== "string") return null;
+  const args = entry.function.arguments;
+  const text = typeof args === "string" ? args : isRecord(args) ? JSON.stringify(args) : "{}";
+  return { id: entry.id, type: "function", function: { name: entry.function.name, arguments: text } };
+}
 
 const contentPartSchema = lazy(() =>
   z.union([
@@ -112,8 +120,8 @@ export function decodeToolCalls(stored: string | null): ToolCall[] {
   if (!Array.isArray(parsed)) return [];
   const calls: ToolCall[] = [];
   for (const entry of parsed) {
-    const result = toolCallSchema().safeParse(entry);
-    if (result.success) calls.push(result.data);
+    const call = toolCallOf(entry);
+    if (call) calls.push(call);
   }
   return calls;
 }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { ChatMessage } from "../agent/messages.ts";
 import {
   fromMessageRow,
-  storedMessageRowSchema,
+  storedMessageRow,
   toMessageRow,
   toolCallCountOf,
 } from "./message-codec.ts";
@@ -198,10 +198,9 @@ export class SessionStore {
       .all(sessionId);
     const out: StoredMessage[] = [];
     for (const raw of rows) {
-      const parsed = storedMessageRowSchema().safeParse(raw);
-      if (!parsed.success) continue;
-      const message = fromMessageRow(parsed.data);
-      if (message) out.push({ rowId: parsed.data.id, timestamp: parsed.data.timestamp, message });
+      const row = storedMessageRow(raw);
+      const message = row && fromMessageRow(row);
+      if (row && message) out.push({ rowId: row.id, timestamp: row.timestamp, message });
     }
     return out;
   }

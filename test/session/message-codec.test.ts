@@ -6,6 +6,7 @@ import {
   encodeContent,
   fromMessageRow,
   JSON_CONTENT_PREFIX,
+  storedMessageRow,
   type StoredMessageRow,
   toMessageRow,
 } from "../../src/session/message-codec.ts";
@@ -54,5 +55,21 @@ describe("content encoding (state-db-schema §4)", () => {
     expect(decodeToolCalls('[{"id":"x","type":"function","function":{"name":"n","arguments":{"a":1}}}]')).toEqual([
       { id: "x", type: "function", function: { name: "n", arguments: '{"a":1}' } },
     ]);
+    // Each entry on its own: odd arguments become {}, a type other than function is read as one, extras dropped.
+    expect(
+      decodeToolCalls('[{"id":"a","type":"tool","function":{"name":"n","arguments":[1]},"x":1},{"id":2,"function":{"name":"n"}},{"id":"c","function":{"name":"m"}}]'),
+    ).toEqual([
+      { id: "a", type: "function", function: { name: "n", arguments: "{}" } },
+      { id: "c", type: "function", function: { name: "m", arguments: "{}" } },
+    ]);
+  });
+
+  test("a stored row: text columns of another type read as null; a row without id, role or time is skipped", () => {
+    const raw = { ...row({ content: "hi" }), tool_name: 7, reasoning: new Uint8Array([1]), extra: "ignored" };
+    expect(storedMessageRow(raw)).toEqual(row({ content: "hi" }));
+    expect(storedMessageRow({ ...row({}), id: "1" })).toBeNull();
+    expect(storedMessageRow({ ...row({}), role: null })).toBeNull();
+    expect(storedMessageRow({ ...row({}), timestamp: undefined })).toBeNull();
+    expect(storedMessageRow(null)).toBeNull();
   });
 });
