@@ -171,8 +171,8 @@ export async function runFront(input: ReadableStream<Uint8Array>, write: (bytes:
   }
   if (!discarding) onLine(buffer);
   await queue;
-  if (unanswered.size > 0 && app) {
-    await app; // loaded: the grace is for answering, not for loading
+  // The grace starts once the app has loaded (it is for answering, not for loading); an app that failed to load answers nothing.
+  if (unanswered.size > 0 && app && (await app.then(() => true, () => false))) {
     await Promise.race([allAnswered.promise, Bun.sleep(EOF_GRACE_MS)]);
   }
   toApp?.close();
