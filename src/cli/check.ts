@@ -8,6 +8,7 @@ import { Services } from "../app/services.ts";
 import type { EnvLike } from "../config/paths.ts";
 import { resolveRuntime, type Runtime } from "../llm/resolve.ts";
 import { SCHEMA_VERSION } from "../session/store.ts";
+import { resolveSummariser } from "../session/summariser.ts";
 import { MODES, isMode } from "../session/modes.ts";
 import { mask } from "../util/redact.ts";
 import { VERSION } from "../version.ts";
@@ -54,6 +55,10 @@ export async function runCheck(options: CheckOptions = {}): Promise<number> {
       runtime = r.runtime;
       const key = runtime.apiKey ? `key ${mask(runtime.apiKey)}${runtime.keySource ? ` from ${runtime.keySource}` : ""}` : "no key";
       notes.push(`provider ${runtime.provider}, model ${runtime.model}, ${key}`);
+      const summariser = resolveSummariser(cfg.config, services.env, runtime);
+      if (summariser && !summariser.result.ok) {
+        warnings.push(`the compression summary model ${summariser.label} cannot be used (${summariser.result.error}); summaries will be written by ${runtime.model}.`);
+      } else if (summariser) notes.push(`summaries by ${summariser.label}`);
     }
     const mode = cfg.config.acp.default_mode;
     if (mode !== undefined && !isMode(mode.trim())) {

@@ -163,6 +163,14 @@ describe("runCheck (the doctor)", () => {
     const mode = await check(home({ config: customConfig(llm.url, "acp:\n  default_mode: yolo\n") }));
     expect(mode.code).toBe(0);
     expect(mode.warnings.join("\n")).toContain('acp.default_mode "yolo"');
+
+    // A summary model that cannot be used warns (the session's model will do); one that can is named.
+    const noKey = await check(home({ config: customConfig(llm.url, "auxiliary:\n  compression:\n    provider: openrouter\n    model: google/flash\n") }));
+    expect(noKey.code).toBe(0);
+    expect(noKey.warnings.join("\n")).toContain("the compression summary model openrouter:google/flash cannot be used");
+    const cheap = await check(home({ config: customConfig(llm.url, "auxiliary:\n  compression:\n    model: cheap-summariser\n") }));
+    expect(cheap.code).toBe(0);
+    expect(cheap.out.join("\n")).toContain("summaries by custom:cheap-summariser");
   });
 
   test("a state.db that is not a database fails the check", async () => {
