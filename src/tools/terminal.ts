@@ -62,12 +62,13 @@ function foregroundResult(r: CommandResult, timeoutMs: number, signal: AbortSign
 
 /**
  * Streams a running command's output into its card (editors without a terminal of their own would otherwise
- * show nothing until it ends): the tail of the output, throttled. `stop` before the result is reported.
+ * show nothing until it ends): the tail of the output, throttled. A command done within the first interval
+ * shows only its result. `stop` before the result is reported.
  */
 function liveOutput(ctx: ToolContext, command: string): { onOutput: (text: string) => void; stop: () => void } {
   let tail = "";
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let lastSent = 0;
+  let lastSent = performance.now();
   const send = () => {
     timer = undefined;
     lastSent = performance.now();
