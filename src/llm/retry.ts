@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { redact as redactSecrets } from "../util/redact.ts";
 import { LlmError, type LlmChunk, type LlmErrorKind } from "./types.ts";
+import { firstEventEnd } from "./sse-stream.ts";
 
 export type RetryPolicy = { maxRetries: number; baseDelayMs: number; maxDelayMs: number };
 
@@ -286,6 +287,9 @@ export async function* streamAttempt(o: AttemptOptions): AsyncGenerator<LlmChunk
       throw toLlmError(err, o.errors, guard, o.signal, false);
     }
     const iterator = stream[Symbol.asyncIterator]();
+    // Until the first chunk is out, a read of SSE bytes is fed one event at a time: the first token leaves as
+    // soon as it is parsed, not after the rest of a packed read (a fast server puts hundreds of events in one).
+    let nothingYet = true;
     while (true) {
       let next: IteratorResult<unknown>;
       try {
@@ -295,7 +299,20 @@ export async function* streamAttempt(o: AttemptOptions): AsyncGenerator<LlmChunk
       }
       if (next.done) break;
       guard.touch();
-      for (const chunk of mergeDeltas(o.accumulator.push(next.value))) yield chunk;
+      let rest = next.value;
+      while (nothingYet && rest instanceof Uint8Array) {
+        const end = firstEventEnd(rest);
+        if (end < 0 || end === rest.length) break;
+        for (const chunk of mergeDeltas(o.accumulator.push(rest.subarray(0, end)))) {
+          nothingYet = false;
+          yield chunk;
+        }
+        rest = rest.subarray(end);
+      }
+      for (const chunk of mergeDeltas(o.accumulator.push(rest))) {
+        nothingYet = false;
+        yield chunk;
+      }
     }
     // The SDKs end quietly when their signal aborts: tell cancellation and timeouts from a real end.
     if (o.signal.aborted) throw abortError(o.signal);

@@ -20,6 +20,16 @@ export class SseDecoder {
 
 const NONE: readonly EventSourceMessage[] = Object.freeze([]);
 
+/** Where the first server-sent event in `bytes` ends (just past its blank line), or -1 when none ends there. */
+export function firstEventEnd(bytes: Uint8Array): number {
+  for (let i = 1; i < bytes.length; i++) {
+    if (bytes[i] !== 0x0a) continue;
+    if (bytes[i - 1] === 0x0a) return i + 1;
+    if (bytes[i - 1] === 0x0d && i >= 3 && bytes[i - 2] === 0x0a && bytes[i - 3] === 0x0d) return i + 1;
+  }
+  return -1;
+}
+
 /**
  * The body's reads until `finished()` says the consumer saw the end marker, checked after each read was consumed,
  * so the request ends at the marker even if a proxy holds the connection open.

@@ -338,6 +338,21 @@ describe("createOpenAiChatClient: stream end, error bodies, abort (scripted serv
     expect(err.message).toContain("closed the connection");
   });
 
+  test("the first token is handed on as soon as it is parsed, even from a packed read; the rest of that read merges", async () => {
+    // One network write: a role event, four text deltas, [DONE].
+    const packed = [delta({ role: "assistant", content: "" }), delta({ content: "a" }), delta({ content: "b" }), delta({ content: "c" }), delta({ content: "d" }), frame("[DONE]")].join("");
+    scripted.handle = () => sseResponse([packed]);
+    const chunks = await collect(scriptedClient());
+    expect(chunks.filter((c) => c.type === "text")).toEqual([
+      { type: "text", text: "a" },
+      { type: "text", text: "bcd" },
+    ]);
+    expect(done(chunks)).toMatchObject({ content: "abcd", finishReason: "stop" });
+    // CRLF framing splits the same way.
+    scripted.handle = () => sseResponse([packed.replaceAll("\n", "\r\n")]);
+    expect((await collect(scriptedClient())).filter((c) => c.type === "text").map((c) => (c as { text: string }).text)).toEqual(["a", "bcd"]);
+  });
+
   test("a finish_reason without [DONE] is complete too", async () => {
     scripted.handle = () => sseResponse([delta({ content: "x" }, "length")]);
     expect(done(await collect(scriptedClient())).finishReason).toBe("length");
