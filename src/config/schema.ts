@@ -146,6 +146,9 @@ const agentSchema = z.looseObject({
   max_turns: preprocess(nullToUndefined, z._default(positiveInt, 90)),
 });
 
+/** Hermes' terminal settings; only the default command timeout applies here (commands run in the session cwd). */
+const terminalSchema = z.looseObject({ timeout: optNum });
+
 /** hermes-acp's own section; Hermes ignores it. */
 const acpSchema = z.looseObject({
   /** Default edit-approval mode for new sessions (default / accept_edits / dont_ask). */
@@ -186,6 +189,7 @@ export const configSchema = preprocess(
         ),
         compression: section(compressionSchema),
         auxiliary: opt(auxiliarySchema),
+        terminal: opt(terminalSchema),
         agent: section(agentSchema),
         acp: section(acpSchema),
       },

@@ -107,6 +107,8 @@ function toolRunner(session: LiveSession, registry: ToolRegistry, approver: Appr
     run: async (call, args, signal) => {
       const tool = registry.get(call.function.name);
       if (!tool) return { output: `Unknown tool: ${call.function.name}`, failed: true };
+      const cfg = session.services.config();
+      const commandTimeoutS = cfg.ok ? cfg.config.terminal?.timeout : undefined;
       const ctx: ToolContext = {
         sessionId: session.id,
         toolCallId: call.id,
@@ -117,6 +119,7 @@ function toolRunner(session: LiveSession, registry: ToolRegistry, approver: Appr
         approver: markInProgressWhenApproved(approver, () => session.ports.sink.emit({ type: "tool_progress", toolCallId: call.id, status: "in_progress" })),
         state: session.toolState,
         progress: (u) => session.ports.sink.emit({ type: "tool_progress", toolCallId: call.id, ...u }),
+        ...(commandTimeoutS !== undefined ? { commandTimeoutS } : {}),
       };
       // The registry validated `args` against this tool's own schema.
       return tool.run(args as never, ctx);

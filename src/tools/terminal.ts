@@ -16,7 +16,7 @@ const LIVE_INTERVAL_MS = 500;
 const terminalParams = z.object({
   command: z.string().min(1).describe("The shell command to run."),
   background: z.boolean().optional().describe("Run in the background and return a session_id for the process tool."),
-  timeout: z.number().optional().describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S}, max ${MAX_TIMEOUT_S}).`),
+  timeout: z.number().optional().describe(`Seconds before the command is killed (default ${DEFAULT_TIMEOUT_S} unless configured, max ${MAX_TIMEOUT_S}).`),
   workdir: z.string().optional().describe("Directory to run in (absolute, or relative to the session cwd)."),
 });
 export type TerminalParams = z.infer<typeof terminalParams>;
@@ -25,10 +25,12 @@ function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
-/** Seconds → ms, clamped to (0, 3600]; anything else means the default. */
-export function timeoutMsOf(timeout: number | undefined): number {
-  const s = timeout !== undefined && Number.isFinite(timeout) && timeout > 0 ? Math.min(timeout, MAX_TIMEOUT_S) : DEFAULT_TIMEOUT_S;
-  return Math.round(s * 1000);
+const validSeconds = (s: number | undefined): s is number => s !== undefined && Number.isFinite(s) && s > 0;
+
+/** Seconds → ms, clamped to (0, 3600]; anything else means the default (the configured one, else 180 s). */
+export function timeoutMsOf(timeout: number | undefined, configured?: number): number {
+  const s = validSeconds(timeout) ? timeout : validSeconds(configured) ? configured : DEFAULT_TIMEOUT_S;
+  return Math.round(Math.min(s, MAX_TIMEOUT_S) * 1000);
 }
 
 function json(value: Record<string, unknown>, failed: boolean): ToolResult {
@@ -117,7 +119,7 @@ export function createTerminalTool(registry: ProcessRegistry = processRegistry) 
         }
       }
 
-      const timeoutMs = timeoutMsOf(args.timeout);
+      const timeoutMs = timeoutMsOf(args.timeout, ctx.commandTimeoutS);
       const live = liveOutput(ctx, command);
       let result: CommandResult;
       try {

@@ -76,6 +76,8 @@ export type ToolContext = {
   state: Map<string, unknown>;
   /** Updates the running card (e.g. live terminal, progress text). */
   progress(update: { content?: CardContent[]; title?: string }): Promise<void>;
+  /** Seconds a foreground command may run when the model names no timeout (config `terminal.timeout`; else 180). */
+  commandTimeoutS?: number;
 };
 
 export type Tool<P> = {

@@ -9,8 +9,8 @@ import { installClientTerminal } from "../helpers/fake-client-terminal.ts";
 
 const suite = fakeLlmSuite();
 
-async function start(clientCapabilities: Json = {}, env: Record<string, string> = {}) {
-  const h = await startHarness({ config: fakeProviderConfig(suite.llm.url), env });
+async function start(clientCapabilities: Json = {}, env: Record<string, string> = {}, extraConfig = "") {
+  const h = await startHarness({ config: fakeProviderConfig(suite.llm.url, extraConfig), env });
   suite.track(h);
   await h.peer.call("initialize", { ...INIT, clientCapabilities });
   const cwd = tempDir();
@@ -91,6 +91,16 @@ describe("tools through ACP", () => {
     expect(shown).toBe("$ echo tick-1; sleep 1.2; echo tick-2\n\n```\ntick-1\n\n```");
     expect(JSON.stringify(cards[doneAt]!.content)).toContain("tick-2");
     expect(cards.slice(doneAt + 1)).toEqual([]);
+  });
+
+  test("Hermes' terminal.timeout is the default for commands that name none", async () => {
+    const { h, sessionId } = await start({}, { HERMES_YOLO_MODE: "1" }, "terminal:\n  timeout: 0.3\n");
+    suite.llm.enqueue(reply().toolCall({ id: "slow1", name: "terminal", args: { command: "sleep 5" } }), reply().text("timed out"));
+    const t0 = performance.now();
+    await run(h, sessionId);
+    expect(performance.now() - t0).toBeLessThan(4000);
+    const toolMsg = (suite.llm.requests.at(-1)!.messages as Json[]).at(-1)!;
+    expect(String(toolMsg.content)).toContain("Command timed out after 0.3s");
   });
 
   test("todo updates the plan; search_files, patch and read cards carry kinds, titles and locations", async () => {

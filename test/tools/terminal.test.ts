@@ -133,6 +133,12 @@ describe("terminal tool", () => {
     expect(timeoutMsOf(-3)).toBe(180_000);
     expect(timeoutMsOf(10)).toBe(10_000);
     expect(timeoutMsOf(99_999)).toBe(3_600_000);
+    // Config `terminal.timeout` replaces the default; the model's own value still wins, and the cap holds.
+    expect(timeoutMsOf(undefined, 300)).toBe(300_000);
+    expect(timeoutMsOf(0, 300)).toBe(300_000);
+    expect(timeoutMsOf(10, 300)).toBe(10_000);
+    expect(timeoutMsOf(undefined, 99_999)).toBe(3_600_000);
+    expect(timeoutMsOf(undefined, -1)).toBe(180_000);
   });
 
   test("passes options to the shell and embeds a client terminal id", async () => {
